@@ -1,0 +1,57 @@
+# Build helpers shared by every chapter: one flags target, one add_demo(), test helpers.
+
+# Every target of the suite links this: language level, warnings, line info for Nsight Compute.
+add_library(cml_flags INTERFACE)
+add_library(cml::flags ALIAS cml_flags)
+target_compile_features(cml_flags INTERFACE cxx_std_17 cuda_std_17)
+target_include_directories(cml_flags INTERFACE ${PROJECT_SOURCE_DIR})
+target_compile_options(cml_flags INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
+  $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo -Xcompiler=-Wall,-Wextra --expt-relaxed-constexpr>
+  $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${CML_WERROR}>>:-Werror>
+  $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${CML_WERROR}>>:-Werror=all-warnings>)
+
+# Exit codes every demo uses; CTest treats 77 as "skipped".
+set(CML_EXIT_WAIVED 77)
+
+# add_demo(<name> SOURCES <files...> [ARGS <smoke args...>] [COMPILE_OPTIONS <opts...>] [NO_SMOKE])
+#
+# Creates executable <name> (output in <build>/bin), links the common harness and flags, and registers
+# `smoke.<name>` running it with --quick (labels: smoke, gpu). With no GPU it exits 77 -> skipped.
+function(add_demo name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_SMOKE" "" "SOURCES;ARGS;COMPILE_OPTIONS")
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE cml::common cml::flags)
+  if(ARG_COMPILE_OPTIONS)
+    target_compile_options(${name} PRIVATE ${ARG_COMPILE_OPTIONS})
+  endif()
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  set_property(GLOBAL APPEND PROPERTY CML_DEMOS ${name})
+  if(CML_BUILD_TESTS AND NOT ARG_NO_SMOKE)
+    add_test(NAME smoke.${name} COMMAND ${name} --quick ${ARG_ARGS})
+    set_tests_properties(smoke.${name} PROPERTIES
+      LABELS "smoke;gpu" SKIP_RETURN_CODE ${CML_EXIT_WAIVED} TIMEOUT 300)
+  endif()
+endfunction()
+
+# add_cml_test(<name> LABEL cpu|gpu SOURCES <files...>)
+#
+# A GoogleTest executable whose tests are discovered individually. GPU tests call GTEST_SKIP() when no
+# device is usable; SKIP_REGULAR_EXPRESSION makes CTest report those as skipped, never passed.
+function(add_cml_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "LABEL" "SOURCES;COMPILE_OPTIONS")
+  if(NOT ARG_LABEL MATCHES "^(cpu|gpu)$")
+    message(FATAL_ERROR "add_cml_test(${name}): LABEL must be cpu or gpu")
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE cml::common cml::testing cml::flags GTest::gtest GTest::gtest_main)
+  if(ARG_COMPILE_OPTIONS)
+    target_compile_options(${name} PRIVATE ${ARG_COMPILE_OPTIONS})
+  endif()
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  gtest_discover_tests(${name}
+    TEST_PREFIX "${ARG_LABEL}."
+    DISCOVERY_MODE PRE_TEST
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS ${ARG_LABEL} SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]" TIMEOUT 600)
+endfunction()

@@ -1,0 +1,70 @@
+// The command line every demo shares (host-only C++: no CUDA, so it can be fuzzed and tested anywhere).
+//
+//   --help  --list  --variant NAME (repeatable)  --size N[k|M|G]  --reps N  --warmup-ms X
+//   --csv FILE|-  --json FILE|-  --device N  --quick  --cold | --warm  --profile
+//   plus the demo's own options (declared in its table).
+//
+// Any error throws CliError; the harness prints its one-line message and exits 2.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cml {
+
+class CliError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A demo-specific option, e.g. {"offset", "element offset to sweep up to", "32", true}.
+struct ExtraOption {
+  std::string name;           // without the leading "--"
+  std::string help;
+  std::string default_value;  // shown in --help; used when the option is absent
+  bool is_size = true;        // parsed with parse_size (k/M/G suffixes) when true; free text otherwise
+};
+
+struct CliSpec {
+  std::string program;
+  std::string summary;  // one paragraph shown by --help
+  std::string size_meaning = "elements per buffer";
+  std::vector<std::string> variants;
+  std::vector<ExtraOption> extras;
+};
+
+struct Options {
+  bool help = false;
+  bool list = false;
+  bool quick = false;
+  bool profile = false;
+  std::vector<std::string> variants;  // empty: all
+  std::optional<std::uint64_t> size;
+  std::optional<int> reps;
+  std::optional<double> warmup_ms;
+  std::optional<bool> cold;  // unset: the demo's default
+  std::string csv_path;      // "" none, "-" stdout
+  std::string json_path;
+  int device = 0;
+  std::map<std::string, std::string> extras;  // explicitly given demo options
+
+  // Value of a demo option as a size (explicit or the spec's default).
+  std::uint64_t extra_size(const CliSpec& spec, const std::string& name) const;
+  std::string extra_text(const CliSpec& spec, const std::string& name) const;
+};
+
+// Parses "4096", "64k", "16M", "1G" (binary multiples: k = 2^10, M = 2^20, G = 2^30). Rejects empty,
+// negative, zero, non-numeric, unknown suffixes and values that overflow 2^63.
+std::uint64_t parse_size(std::string_view text, std::string_view flag = "--size");
+int parse_positive_int(std::string_view text, std::string_view flag, int max_value);
+double parse_non_negative_double(std::string_view text, std::string_view flag, double max_value);
+
+Options parse_cli(const CliSpec& spec, const std::vector<std::string>& args);
+std::string usage(const CliSpec& spec);
+
+}  // namespace cml

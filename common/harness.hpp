@@ -1,0 +1,150 @@
+// The demo harness: a demo is a table of variants; run_demo() turns it into a program with the shared
+// CLI, the device header, verification before timing, the timing loop, the table and the CSV/JSON rows.
+//
+//   int main(int argc, char** argv) { return cml::run_demo(make_demo(), argc, argv); }
+//
+// Inside a variant, Context::measure() is the usual path: it poisons the outputs, launches once,
+// verifies against the reference, and only then times the launch.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/bandwidth.hpp"
+#include "common/cli.hpp"
+#include "common/cuda_check.hpp"
+#include "common/device_info.hpp"
+#include "common/output.hpp"
+#include "common/resources.hpp"
+#include "common/timer.hpp"
+#include "common/verify.hpp"
+
+namespace cml {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitWaived = 77;
+
+// Thrown by a variant (or a demo's waive check) when this GPU lacks what it needs.
+class Waived : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Context;
+
+struct Variant {
+  std::string name;         // stable snake_case: CLI, CSV rows and test names
+  std::string description;  // one line for --list
+  std::function<void(Context&)> run;
+};
+
+struct Demo {
+  std::string name;
+  std::string summary;  // what it shows and the expected observation (shown by --help)
+  std::string size_meaning = "elements per buffer";
+  std::vector<Variant> variants;
+  // Default problem size for this device (working sets >= 8x L2 unless the demo is about caches).
+  std::function<std::uint64_t(const DeviceInfo&)> default_size;
+  std::uint64_t quick_size = 1 << 20;
+  // Device bytes a run of `size` needs; a size that cannot fit is rejected (exit 2) before allocating.
+  std::function<double(std::uint64_t size)> device_bytes;
+  std::vector<ExtraOption> extras;
+  bool cold_by_default = true;
+  // Returns a reason to waive the whole demo on this device (exit 77), or "" to run.
+  std::function<std::string(const DeviceInfo&)> waive_reason;
+};
+
+struct CopyCeiling {
+  double memcpy_gb_per_s = 0.0;  // cudaMemcpyAsync device-to-device
+  double kernel_gb_per_s = 0.0;  // the suite's best copy kernel
+  std::uint64_t bytes = 0;       // bytes moved per copy (read + written)
+};
+
+class Context {
+ public:
+  Context(const Demo& demo, const CliSpec& spec, const Options& opts, const DeviceInfo& device);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const Options& options() const { return opts_; }
+  const DeviceInfo& device() const { return device_; }
+  cudaStream_t stream() const { return stream_.get(); }
+  std::uint64_t size() const { return size_; }
+  bool quick() const { return opts_.quick; }
+  bool profiling() const { return opts_.profile; }
+  const std::string& variant() const { return variant_; }
+  std::uint64_t extra_size(const std::string& name) const { return opts_.extra_size(spec_, name); }
+  std::string extra_text(const std::string& name) const { return opts_.extra_text(spec_, name); }
+  bool extra_given(const std::string& name) const { return opts_.extras.count(name) != 0; }
+
+  // Timing options from the command line and the demo's defaults.
+  TimingOptions timing_options() const;
+  template <class Launch>
+  Timing time(Launch&& launch) {
+    return timer_.time(std::forward<Launch>(launch), timing_options());
+  }
+  template <class Launch>
+  Timing time(Launch&& launch, const TimingOptions& o) {
+    return timer_.time(std::forward<Launch>(launch), o);
+  }
+  L2Flusher& flusher() { return *flusher_; }
+
+  // Records a verification result; prints the first mismatches on failure. Returns r.ok().
+  bool check(const VerifyResult& r, const std::string& what);
+
+  // Poison (prepare) -> one launch -> verify -> time. `bytes` = bytes read + written by one launch.
+  // The row is added (verified = false and untimed if verification failed) and returned for extra columns.
+  Row& measure(const std::string& params, std::uint64_t size, double bytes,
+               const std::function<void(cudaStream_t)>& launch, const std::function<VerifyResult()>& verify,
+               const std::function<void(cudaStream_t)>& prepare = {});
+
+  // Adds a row for the current variant from a Timing (fills ms, GB/s, % of peak).
+  Row& add_timed_row(const std::string& params, std::uint64_t size, double bytes, const Timing& t, bool verified);
+  // Adds a row with no timing (facts, verified values).
+  Row& add_row(const std::string& params, std::uint64_t size, bool verified);
+
+  // Prints an explanatory line with the human-readable output (not in CSV/JSON).
+  void note(const std::string& text);
+
+  // cudaMemcpy D2D and the suite's copy kernel, measured once per process in this run, at
+  // `bytes_per_buffer` (default: 8x L2, or smaller in --quick mode).
+  const CopyCeiling& copy_ceiling(std::uint64_t bytes_per_buffer = 0);
+
+  // Used by run_demo.
+  void set_variant(const std::string& v) { variant_ = v; }
+  std::vector<Row>& rows() { return rows_; }
+  bool failed() const { return failed_; }
+  std::FILE* human() const { return human_; }
+
+ private:
+  const Demo& demo_;
+  const CliSpec& spec_;
+  const Options& opts_;
+  const DeviceInfo& device_;
+  Stream stream_;
+  std::unique_ptr<L2Flusher> flusher_;
+  GpuTimer timer_;
+  std::uint64_t size_ = 0;
+  std::string variant_;
+  std::vector<Row> rows_;
+  bool failed_ = false;
+  std::FILE* human_ = stdout;
+  std::unique_ptr<CopyCeiling> ceiling_;
+};
+
+// Returns the process exit code: 0 ok, 1 verification/CUDA failure, 2 bad command line, 77 waived.
+int run_demo(const Demo& demo, int argc, char** argv);
+
+// True when a CUDA device is usable (for tests: GTEST_SKIP otherwise). `why` gets the reason if not.
+bool gpu_available(std::string* why = nullptr);
+
+}  // namespace cml

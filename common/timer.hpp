@@ -1,0 +1,139 @@
+// The one timing loop of the suite.
+//
+// GpuTimer::time(launch, options):
+//   1. warm-up by *time* (the idle GPU clocks down to a few hundred MHz and ramps slowly: a copy timed
+//      after two warm-up launches read 1.36 TB/s on an H200, after ~100 ms of work 4.25 TB/s);
+//   2. picks a batch size so that one timed sample lasts at least `min_sample_ms` (microsecond kernels
+//      are timed as k back-to-back launches divided by k);
+//   3. takes `reps` samples, each between two CUDA events on the benchmark stream, flushing L2 before each
+//      sample when `flush_l2` is set (cold) — the flush runs before the start event so it is not timed;
+//   4. returns median, min, max and spread.
+// Launch callables must not synchronize: the timer does.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "common/resources.hpp"
+#include "common/stats.hpp"
+
+namespace cml {
+
+struct TimingOptions {
+  int reps = 20;
+  double warmup_ms = 100.0;
+  bool flush_l2 = true;
+  double min_sample_ms = 0.5;  // batch launches until one sample lasts at least this long
+  int max_batch = 1000;
+  int min_warmup_launches = 2;
+};
+
+struct Timing {
+  Stats stats;
+  int reps = 0;
+  int batch = 1;
+  bool cold = false;
+};
+
+// Evicts L2 by writing a buffer twice its size. (Persisting lines survive ordinary writes;
+// 05_l2_persistence resets them explicitly.)
+class L2Flusher {
+ public:
+  explicit L2Flusher(std::size_t l2_bytes) : buf_(std::max<std::size_t>(2 * l2_bytes, 1 << 20)) {}
+  void flush(cudaStream_t s) {
+    // Alternate the value so the writes cannot be elided as redundant.
+    value_ ^= 0x5a;
+    CUDA_CHECK(cudaMemsetAsync(buf_.data(), value_, buf_.bytes(), s));
+  }
+
+ private:
+  DeviceBuffer<unsigned char> buf_;
+  int value_ = 0;
+};
+
+class GpuTimer {
+ public:
+  GpuTimer(cudaStream_t stream, L2Flusher* flusher) : stream_(stream), flusher_(flusher) {}
+
+  template <class Launch>
+  Timing time(Launch&& launch, const TimingOptions& o) {
+    using clock = std::chrono::steady_clock;
+    Event a, b;
+    // Warm-up by time; the last warm-up launch also gives an estimate of one launch's duration.
+    double estimate_ms = 0.0;
+    int launches = 0;
+    const auto t0 = clock::now();
+    while (launches < o.min_warmup_launches ||
+           std::chrono::duration<double, std::milli>(clock::now() - t0).count() < o.warmup_ms) {
+      a.record(stream_);
+      launch(stream_);
+      CUDA_CHECK_LAUNCH();
+      b.record(stream_);
+      b.synchronize();
+      estimate_ms = b.elapsed_ms_since(a);
+      ++launches;
+      if (o.warmup_ms <= 0.0 && launches >= o.min_warmup_launches) break;
+    }
+    int batch = 1;
+    if (launches > 0 && estimate_ms > 0.0 && estimate_ms < o.min_sample_ms)
+      batch = std::min(o.max_batch, static_cast<int>(std::ceil(o.min_sample_ms / estimate_ms)));
+
+    const bool cold = o.flush_l2 && flusher_ != nullptr;
+    std::vector<double> samples;
+    samples.reserve(static_cast<std::size_t>(o.reps));
+    for (int r = 0; r < o.reps; ++r) {
+      if (cold) flusher_->flush(stream_);
+      a.record(stream_);
+      for (int k = 0; k < batch; ++k) launch(stream_);
+      CUDA_CHECK_LAUNCH();
+      b.record(stream_);
+      b.synchronize();
+      samples.push_back(static_cast<double>(b.elapsed_ms_since(a)) / batch);
+    }
+    Timing t;
+    t.stats = summarize(std::move(samples));
+    t.reps = o.reps;
+    t.batch = batch;
+    t.cold = cold;
+    return t;
+  }
+
+ private:
+  cudaStream_t stream_;
+  L2Flusher* flusher_;
+};
+
+// Wall-clock timing for work that is synchronous on the host (pageable copies, allocation costs).
+// `fn` must finish its GPU work before returning.
+template <class Fn>
+Timing time_host(Fn&& fn, const TimingOptions& o) {
+  using clock = std::chrono::steady_clock;
+  int launches = 0;
+  const auto t0 = clock::now();
+  while (launches < o.min_warmup_launches ||
+         std::chrono::duration<double, std::milli>(clock::now() - t0).count() < o.warmup_ms) {
+    fn();
+    ++launches;
+    if (o.warmup_ms <= 0.0 && launches >= o.min_warmup_launches) break;
+  }
+  std::vector<double> samples;
+  for (int r = 0; r < o.reps; ++r) {
+    const auto s = clock::now();
+    fn();
+    samples.push_back(std::chrono::duration<double, std::milli>(clock::now() - s).count());
+  }
+  Timing t;
+  t.stats = summarize(std::move(samples));
+  t.reps = o.reps;
+  t.batch = 1;
+  t.cold = false;
+  return t;
+}
+
+}  // namespace cml

@@ -1,0 +1,125 @@
+// The harness on a real device: RAII buffers, error checking, the copy kernels, the timer.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "common/copy_kernels.cuh"
+#include "common/harness.hpp"
+#include "common/testing.hpp"
+
+namespace {
+
+std::vector<float> ramp(std::size_t n) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i % 9973) * 0.5f - 7.0f;
+  return v;
+}
+
+TEST(CudaCheck, ThrowsWithExpressionFileAndName) {
+  CML_REQUIRE_GPU();
+  try {
+    CUDA_CHECK(cudaSetDevice(9999));
+    FAIL() << "expected a throw";
+  } catch (const cml::CudaError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("cudaSetDevice(9999)"), std::string::npos) << m;
+    EXPECT_NE(m.find("test_common_gpu.cu"), std::string::npos) << m;
+    EXPECT_NE(m.find("cudaErrorInvalidDevice"), std::string::npos) << m;
+    EXPECT_EQ(e.code(), cudaErrorInvalidDevice);
+  }
+  // The error was cleared: the next call succeeds.
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+TEST(CudaCheck, BadLaunchIsCaught) {
+  CML_REQUIRE_GPU();
+  cml::DeviceBuffer<float> a(4), b(4);
+  // 2048 threads per block is over every GPU's limit: the launch itself fails.
+  cml::copy_scalar_kernel<<<1, 2048>>>(a.data(), b.data(), 4);
+  EXPECT_THROW(CUDA_CHECK_LAUNCH(), cml::CudaError);
+}
+
+TEST(DeviceBuffer, HugeAllocationNamesItself) {
+  CML_REQUIRE_GPU();
+  try {
+    cml::DeviceBuffer<char> huge(std::size_t{1} << 50);
+    FAIL();
+  } catch (const cml::CudaError& e) {
+    EXPECT_NE(std::string(e.what()).find("cudaMalloc of"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DeviceBuffer, RoundTripAndMove) {
+  CML_REQUIRE_GPU();
+  const auto h = ramp(1000);
+  cml::DeviceBuffer<float> d(h.size());
+  d.upload(h);
+  cml::DeviceBuffer<float> moved(std::move(d));
+  EXPECT_EQ(d.data(), nullptr);
+  EXPECT_EQ(moved.download(), h);
+}
+
+TEST(DeviceBuffer, PoisonIsNaN) {
+  CML_REQUIRE_GPU();
+  cml::DeviceBuffer<float> d(3);
+  d.poison();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (float v : d.download()) EXPECT_TRUE(std::isnan(v));
+}
+
+class CopyKernels : public testing::TestWithParam<std::size_t> {};
+
+TEST_P(CopyKernels, ExactAtOddSizes) {
+  CML_REQUIRE_GPU();
+  const std::size_t n = GetParam();
+  const auto h = ramp(n);
+  cml::DeviceBuffer<float> in(n), out(n);
+  in.upload(h);
+  using Launch = void (*)(const float*, float*, std::size_t, cudaStream_t);
+  const std::pair<const char*, Launch> launches[] = {{"scalar", cml::launch_copy_scalar},
+                                                     {"vec4", cml::launch_copy_vec4},
+                                                     {"vec4_ilp4", cml::launch_copy_vec4_ilp<4>},
+                                                     {"vec4_ilp8", cml::launch_copy_vec4_ilp<8>}};
+  for (const auto& [name, launch] : launches) {
+    out.poison();
+    launch(in.data(), out.data(), n, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const auto r = cml::compare_exact(out.download(), h);
+    EXPECT_TRUE(r.ok()) << name << " n=" << n << ": " << (r.first.empty() ? "" : r.first[0]);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, CopyKernels,
+                         testing::Values(1, 2, 3, 4, 5, 31, 255, 256, 1023, 1025, 4097, 1000003, (1 << 20) + 3));
+
+TEST(GpuTimer, MeasuresSomethingPositive) {
+  CML_REQUIRE_GPU();
+  cml::Stream s;
+  cml::L2Flusher flusher(1 << 20);
+  cml::GpuTimer timer(s, &flusher);
+  cml::DeviceBuffer<float> a(1 << 20), b(1 << 20);
+  cml::TimingOptions o;
+  o.reps = 5;
+  o.warmup_ms = 5;
+  const auto t = timer.time([&](cudaStream_t st) { cml::launch_copy_vec4(a.data(), b.data(), a.size(), st); }, o);
+  EXPECT_EQ(t.stats.count, 5u);
+  EXPECT_GT(t.stats.min, 0.0);
+  EXPECT_LE(t.stats.min, t.stats.median);
+  EXPECT_LE(t.stats.median, t.stats.max);
+  EXPECT_GE(t.batch, 1);
+  EXPECT_TRUE(t.cold);
+}
+
+TEST(DeviceInfo, Sane) {
+  CML_REQUIRE_GPU();
+  const auto d = cml::query_device(0);
+  EXPECT_FALSE(d.name.empty());
+  EXPECT_GT(d.sm_count, 0);
+  EXPECT_GT(d.l2_bytes, 0u);
+  EXPECT_GT(d.peak_gb_per_s, 100.0);
+  EXPECT_FALSE(d.slug().empty());
+}
+
+}  // namespace

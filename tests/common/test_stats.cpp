@@ -1,0 +1,58 @@
+// Statistics and bandwidth arithmetic.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/bandwidth.hpp"
+#include "common/stats.hpp"
+
+namespace {
+
+TEST(Summarize, OddCount) {
+  const auto s = cml::summarize({5.0, 1.0, 3.0});
+  EXPECT_DOUBLE_EQ(s.median, 3.0);
+  EXPECT_DOUBLE_EQ(s.min, 1.0);
+  EXPECT_DOUBLE_EQ(s.max, 5.0);
+  EXPECT_DOUBLE_EQ(s.mean, 3.0);
+  EXPECT_DOUBLE_EQ(s.spread_pct, 100.0 * 4.0 / 3.0);
+  EXPECT_EQ(s.count, 3u);
+}
+
+TEST(Summarize, EvenCountTakesMidpoint) {
+  const auto s = cml::summarize({4.0, 1.0, 2.0, 3.0});
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+}
+
+TEST(Summarize, SingleSample) {
+  const auto s = cml::summarize({2.0});
+  EXPECT_DOUBLE_EQ(s.median, 2.0);
+  EXPECT_DOUBLE_EQ(s.spread_pct, 0.0);
+}
+
+TEST(Summarize, RejectsEmptyAndNonFinite) {
+  EXPECT_THROW(cml::summarize({}), std::invalid_argument);
+  EXPECT_THROW(cml::summarize({1.0, NAN}), std::invalid_argument);
+  EXPECT_THROW(cml::summarize({INFINITY}), std::invalid_argument);
+}
+
+TEST(Bandwidth, GigabytesAreDecimal) {
+  // 1e9 bytes in 1 ms = 1000 GB/s.
+  EXPECT_DOUBLE_EQ(cml::gb_per_s(1e9, 1.0), 1000.0);
+  // A copy of 2^28 floats reads and writes 2 GiB = 2.147 GB; in 1 ms that is 2147.48 GB/s.
+  EXPECT_NEAR(cml::gb_per_s(2.0 * (1 << 28) * 4, 1.0), 2147.483648, 1e-6);
+  EXPECT_TRUE(std::isnan(cml::gb_per_s(1.0, 0.0)));
+}
+
+TEST(Bandwidth, TheoreticalFromAttributes) {
+  // H100 SXM: 2619 MHz, 5120-bit bus -> 3352 GB/s (the datasheet's 3.35 TB/s).
+  EXPECT_NEAR(cml::theoretical_gb_per_s(2619000, 5120), 3352.32, 0.01);
+  // A100 40GB: 1215 MHz, 5120-bit -> 1555 GB/s.
+  EXPECT_NEAR(cml::theoretical_gb_per_s(1215000, 5120), 1555.2, 0.01);
+}
+
+TEST(Bandwidth, PercentOf) {
+  EXPECT_DOUBLE_EQ(cml::percent_of(50.0, 200.0), 25.0);
+  EXPECT_TRUE(std::isnan(cml::percent_of(1.0, 0.0)));
+}
+
+}  // namespace
