@@ -27,6 +27,9 @@ function(add_demo name)
   endif()
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
   set_property(GLOBAL APPEND PROPERTY CML_DEMOS ${name})
+  # chapter/name pairs for scripts/run_all.sh (written to <build>/demos.txt).
+  get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  set_property(GLOBAL APPEND PROPERTY CML_DEMO_CHAPTERS "${chapter}/${name}")
   if(CML_BUILD_TESTS AND NOT ARG_NO_SMOKE)
     add_test(NAME smoke.${name} COMMAND ${name} --quick ${ARG_ARGS})
     set_tests_properties(smoke.${name} PROPERTIES

@@ -29,6 +29,7 @@ Context::~Context() = default;
 TimingOptions Context::timing_options() const {
   TimingOptions o;
   o.flush_l2 = opts_.cold.value_or(demo_.cold_by_default);
+  o.warmup_ms = demo_.warmup_ms;
   if (opts_.quick) {
     o.reps = 3;
     o.warmup_ms = 2.0;

@@ -1,0 +1,52 @@
+# Shared by the scripts: paths, colours-free logging, dependency checks.
+# shellcheck shell=bash
+CML_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# True when a CMake package config for $1 (e.g. fmt, GTest) is installed in a usual prefix.
+have_cmake_package() {
+  local name=$1 d
+  for d in /usr/lib/*/cmake /usr/lib/cmake /usr/lib64/cmake /usr/local/lib/cmake /usr/local/lib64/cmake \
+           /usr/local/lib/*/cmake /usr/share/cmake /opt/*/lib/cmake ${CMAKE_PREFIX_PATH//:/ }; do
+    [ -d "$d" ] || continue
+    if compgen -G "$d/$name/*onfig.cmake" >/dev/null || compgen -G "$d/$name*/*onfig.cmake" >/dev/null \
+       || compgen -G "$d/cmake/$name/*onfig.cmake" >/dev/null; then
+      return 0
+    fi
+  done
+  return 1
+}
+
+# Installs what the build needs when it is missing: apt when root, otherwise prints the command.
+ensure_build_deps() {
+  local pkgs=()
+  command -v cmake >/dev/null || pkgs+=(cmake)
+  command -v ninja >/dev/null || pkgs+=(ninja-build)
+  have_cmake_package fmt || pkgs+=(libfmt-dev)
+  have_cmake_package GTest || pkgs+=(libgtest-dev)
+  command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || die "nvcc not found: install the CUDA Toolkit (12.x or 13.x)"
+  case ":$PATH:" in *:/usr/local/cuda/bin:*) ;; *) [ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin" ;; esac
+  [ ${#pkgs[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    log "installing missing packages: ${pkgs[*]}"
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}"; } >/tmp/cml-apt.log 2>&1; then
+      tail -n 5 /tmp/cml-apt.log >&2
+      log "warning: could not install ${pkgs[*]}; configuring anyway (CMake will say what is missing)"
+    fi
+  else
+    log "missing: ${pkgs[*]}. Install them with:"
+    log "  sudo apt-get install -y ${pkgs[*]}"
+    log "configuring anyway (CMake will say what is missing)"
+  fi
+}
+
+# matplotlib for the report (pip, user-level when not root).
+ensure_matplotlib() {
+  python3 -c 'import matplotlib' 2>/dev/null && return 0
+  log "installing matplotlib with pip"
+  python3 -m pip install -q matplotlib >/tmp/cml-pip.log 2>&1 \
+    || python3 -m pip install -q --user matplotlib >>/tmp/cml-pip.log 2>&1 \
+    || { tail -n 5 /tmp/cml-pip.log >&2; return 1; }
+}

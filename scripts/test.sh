@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The tests, from a fresh clone: install what is missing, configure (Release), build, run ctest.
+# Without a GPU the CPU tests run and every GPU/smoke test is reported as skipped.
+#   scripts/test.sh [extra ctest arguments, e.g. -L cpu]
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+cd "$CML_ROOT"
+ensure_build_deps
+ensure_matplotlib || log "warning: matplotlib unavailable; the report test will fail"
+jobs=$(nproc 2>/dev/null || echo 2)
+log "configure"
+cmake --preset release
+log "build ($jobs jobs)"
+cmake --build --preset release -j "$jobs"
+log "ctest"
+ctest --preset release -j "$jobs" "$@"
