@@ -1,4 +1,4 @@
-// Copy kernels that define the suite's bandwidth ceiling (01_memory_model/bandwidth_ceiling measures
+// Copy kernels that define the suite's bandwidth ceiling (copy_vec4 is the one Context::copy_ceiling uses) (01_memory_model/bandwidth_ceiling measures
 // them against cudaMemcpy; other demos report their bandwidth as a fraction of the same ceiling).
 #pragma once
 
@@ -31,8 +31,9 @@ __global__ void copy_vec4_kernel(const float* __restrict__ in, float* __restrict
 }
 
 // UNROLL float4 loads per thread, all issued before the first store, so each thread keeps
-// UNROLL x 16 bytes in flight: HBM3e needs more bytes in flight per SM than one load per thread gives.
-// Each of the UNROLL steps is still coalesced (consecutive threads, consecutive float4s).
+// UNROLL x 16 bytes in flight. Each of the UNROLL steps is still coalesced. On an H200 this is *slower*
+// than one float4 per thread (4136 vs 4229 GB/s): with one float4 per thread the grid already has enough
+// 16-byte loads in flight, and a 4x smaller grid leaves fewer blocks to hide the tail of the launch.
 template <int UNROLL>
 __global__ void copy_vec4_ilp_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
   const std::size_t n4 = n / 4;

@@ -17,40 +17,6 @@ std::vector<float> ramp(std::size_t n) {
   return v;
 }
 
-TEST(CudaCheck, ThrowsWithExpressionFileAndName) {
-  CML_REQUIRE_GPU();
-  try {
-    CUDA_CHECK(cudaSetDevice(9999));
-    FAIL() << "expected a throw";
-  } catch (const cml::CudaError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("cudaSetDevice(9999)"), std::string::npos) << m;
-    EXPECT_NE(m.find("test_common_gpu.cu"), std::string::npos) << m;
-    EXPECT_NE(m.find("cudaErrorInvalidDevice"), std::string::npos) << m;
-    EXPECT_EQ(e.code(), cudaErrorInvalidDevice);
-  }
-  // The error was cleared: the next call succeeds.
-  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-}
-
-TEST(CudaCheck, BadLaunchIsCaught) {
-  CML_REQUIRE_GPU();
-  cml::DeviceBuffer<float> a(4), b(4);
-  // 2048 threads per block is over every GPU's limit: the launch itself fails.
-  cml::copy_scalar_kernel<<<1, 2048>>>(a.data(), b.data(), 4);
-  EXPECT_THROW(CUDA_CHECK_LAUNCH(), cml::CudaError);
-}
-
-TEST(DeviceBuffer, HugeAllocationNamesItself) {
-  CML_REQUIRE_GPU();
-  try {
-    cml::DeviceBuffer<char> huge(std::size_t{1} << 50);
-    FAIL();
-  } catch (const cml::CudaError& e) {
-    EXPECT_NE(std::string(e.what()).find("cudaMalloc of"), std::string::npos) << e.what();
-  }
-}
-
 TEST(DeviceBuffer, RoundTripAndMove) {
   CML_REQUIRE_GPU();
   const auto h = ramp(1000);
@@ -100,6 +66,7 @@ TEST(GpuTimer, MeasuresSomethingPositive) {
   cml::L2Flusher flusher(1 << 20);
   cml::GpuTimer timer(s, &flusher);
   cml::DeviceBuffer<float> a(1 << 20), b(1 << 20);
+  a.fill_bytes(0x3f, s);  // never time (or let initcheck see) reads of uninitialized memory
   cml::TimingOptions o;
   o.reps = 5;
   o.warmup_ms = 5;
