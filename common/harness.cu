@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <exception>
 
+#include <cuda_profiler_api.h>
+#include <nvtx3/nvToolsExt.h>
+
 #include <fmt/format.h>
 
 #include "common/copy_kernels.cuh"
@@ -25,6 +28,18 @@ Context::Context(const Demo& demo, const CliSpec& spec, const Options& opts, con
 }
 
 Context::~Context() = default;
+
+Context::ProfileRange::ProfileRange(Context& c) {
+  const std::string name = fmt::format("{}#{}|{}", c.variant_, c.profile_seq_++, c.profile_label_);
+  c.profile_label_.clear();
+  CUDA_CHECK(cudaProfilerStart());
+  nvtxRangePushA(name.c_str());
+}
+
+Context::ProfileRange::~ProfileRange() {
+  nvtxRangePop();
+  CUDA_CHECK_NOTHROW(cudaProfilerStop());
+}
 
 TimingOptions Context::timing_options() const {
   TimingOptions o;
@@ -66,6 +81,7 @@ Row& Context::measure(const std::string& params, std::uint64_t size, double byte
   stream_.synchronize();
   const bool ok = check(verify(), params.empty() ? variant_ : params);
   if (!ok) return add_row(params, size, false);
+  set_profile_label(params);
   const Timing t = time(launch);
   Row& row = add_timed_row(params, size, bytes, t, true);
   return row;
@@ -117,13 +133,14 @@ const CopyCeiling& Context::copy_ceiling(std::uint64_t bytes_per_buffer) {
   TimingOptions o = timing_options();
   o.flush_l2 = true;
   auto c = std::make_unique<CopyCeiling>();
+  // The ceiling is measured with the plain timer: in --profile mode it is not part of the profile.
   c->bytes = 2 * n * sizeof(float);
-  const Timing tm = time(
+  const Timing tm = timer_.time(
       [&](cudaStream_t s) {
         CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, s));
       },
       o);
-  const Timing tk = time([&](cudaStream_t s) { launch_copy_vec4(a.data(), b.data(), n, s); }, o);
+  const Timing tk = timer_.time([&](cudaStream_t s) { launch_copy_vec4(a.data(), b.data(), n, s); }, o);
   c->memcpy_gb_per_s = gb_per_s(static_cast<double>(c->bytes), tm.stats.median);
   c->kernel_gb_per_s = gb_per_s(static_cast<double>(c->bytes), tk.stats.median);
   note(fmt::format("copy ceiling measured in this run ({} per buffer): cudaMemcpy D2D {:.0f} GB/s, "

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Joins an Nsight Compute raw CSV (scripts/profile.sh) with the demo's own CSV and prints, per measured
+launch, the profiler's values next to the access model's predictions and their difference.
+
+Kernels are matched to the demo's rows through the NVTX range name "variant#k|params" that the harness
+puts around each profiled launch (ncu --print-nvtx-rename kernel). Several kernels inside one range
+(a two-pass reduction, say) are summed."""
+import argparse
+import csv
+import io
+import sys
+from collections import OrderedDict
+
+MODEL_COLUMNS = {
+    "ld_sectors": ["model_ld_sectors_per_req", "model_sectors_per_req"],
+    "st_sectors": ["model_st_sectors_per_req"],
+    "ld_wavefronts": ["model_ld_wavefronts_per_req", "model_wavefronts_per_req", "model_shared_ld_wavefronts_per_req"],
+    "st_wavefronts": ["model_st_wavefronts_per_req", "model_shared_st_wavefronts_per_req"],
+}
+
+
+def number(text):
+    if text is None:
+        return None
+    t = text.replace(",", "").strip()
+    if t in ("", "n/a", "N/A"):
+        return None
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+def read_ncu(path):
+    with open(path, newline="") as f:
+        lines = f.read().splitlines()
+    # ncu may print ==PROF== lines before the CSV; the CSV starts at the header with "ID".
+    start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
+    if start is None:
+        sys.exit(f"profile_table: no ncu CSV table in {path}")
+    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    header, body = rows[0], rows[1:]
+    # With --print-units base the second row holds units: skip it.
+    if body and body[0] and body[0][0] == "":
+        body = body[1:]
+    return [dict(zip(header, r)) for r in body if len(r) == len(header)]
+
+
+def read_demo(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def first(row, names):
+    for n in names:
+        if n in row and row[n] not in ("", None):
+            return number(row[n])
+    return None
+
+
+def pct_diff(measured, model):
+    if measured is None or model is None or model == 0:
+        return None
+    return 100.0 * (measured - model) / model
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--ncu", required=True)
+    ap.add_argument("--demo", required=True)
+    ap.add_argument("--markdown", help="also write the table as Markdown here")
+    a = ap.parse_args()
+
+    kernels = read_ncu(a.ncu)
+    demo_rows = [r for r in read_demo(a.demo) if r.get("median_ms")]
+    by_variant = OrderedDict()
+    for r in demo_rows:
+        by_variant.setdefault(r["variant"], []).append(r)
+
+    # Sum metrics per NVTX range.
+    ranges = OrderedDict()
+    for k in kernels:
+        name = k.get("Kernel Name", "")
+        key = name if ("#" in name and "|" in name) else None
+        if key is None:
+            continue
+        agg = ranges.setdefault(key, {"kernels": 0})
+        agg["kernels"] += 1
+        for col, val in k.items():
+            v = number(val)
+            if v is not None and "__" in col:
+                agg[col] = agg.get(col, 0.0) + v
+    if not ranges:
+        sys.exit("profile_table: no kernel carried an NVTX range name (does this ncu support "
+                 "--print-nvtx-rename kernel?)")
+
+    def g(agg, m):
+        return agg.get(m)
+
+    table = []
+    for key, agg in ranges.items():
+        variant, rest = key.split("#", 1)
+        seq, params = rest.split("|", 1)
+        rows = by_variant.get(variant, [])
+        # The k-th timing of a variant is its k-th timed row.
+        idx = sum(1 for kk in list(ranges)[: list(ranges).index(key)] if kk.split("#", 1)[0] == variant)
+        row = rows[idx] if idx < len(rows) else {}
+        ld_req, ld_sec = g(agg, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), g(agg, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
+        st_req, st_sec = g(agg, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), g(agg, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
+        sh_ld_req, sh_ld_wf = g(agg, "smsp__inst_executed_op_shared_ld.sum"), g(agg, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
+        sh_st_req, sh_st_wf = g(agg, "smsp__inst_executed_op_shared_st.sum"), g(agg, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum")
+        ratio = lambda a_, b_: (a_ / b_) if a_ is not None and b_ else None
+        # Efficiency is an average over kernels; with one kernel per range (the usual case) it is exact.
+        n = agg["kernels"]
+        eff_ld = g(agg, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct")
+        eff_st = g(agg, "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct")
+        meas = {
+            "ld_sectors": ratio(ld_sec, ld_req),
+            "st_sectors": ratio(st_sec, st_req),
+            "ld_wavefronts": ratio(sh_ld_wf, sh_ld_req),
+            "st_wavefronts": ratio(sh_st_wf, sh_st_req),
+        }
+        model = {k: first(row, cols) for k, cols in MODEL_COLUMNS.items()}
+        table.append({
+            "variant": variant,
+            "params": params or row.get("params", ""),
+            "kernels": n,
+            "gld_eff_pct": eff_ld / n if eff_ld is not None else None,
+            "gst_eff_pct": eff_st / n if eff_st is not None else None,
+            "ld_sectors": ld_sec,
+            **{f"{k}_meas": meas[k] for k in meas},
+            **{f"{k}_model": model[k] for k in model},
+            **{f"{k}_diff_pct": pct_diff(meas[k], model[k]) for k in meas},
+            "bank_conflicts": (g(agg, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum") or 0)
+            + (g(agg, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum") or 0),
+            "dram_read_mb": (g(agg, "dram__bytes_read.sum") or 0) / 1e6,
+            "dram_write_mb": (g(agg, "dram__bytes_write.sum") or 0) / 1e6,
+        })
+
+    cols = [
+        ("variant", "variant"), ("params", "params"),
+        ("gld_eff_pct", "gld eff %"), ("gst_eff_pct", "gst eff %"),
+        ("ld_sectors_meas", "ld sect/req"), ("ld_sectors_model", "model"), ("ld_sectors_diff_pct", "diff %"),
+        ("st_sectors_meas", "st sect/req"), ("st_sectors_model", "model"), ("st_sectors_diff_pct", "diff %"),
+        ("ld_wavefronts_meas", "smem ld wf/req"), ("ld_wavefronts_model", "model"), ("ld_wavefronts_diff_pct", "diff %"),
+        ("st_wavefronts_meas", "smem st wf/req"), ("st_wavefronts_model", "model"), ("st_wavefronts_diff_pct", "diff %"),
+        ("bank_conflicts", "bank confl."), ("dram_read_mb", "DRAM rd MB"), ("dram_write_mb", "DRAM wr MB"),
+    ]
+    # Drop columns that are empty for every row (e.g. shared-memory columns of a global-memory demo).
+    def cell(v):
+        if v is None:
+            return "-"
+        if isinstance(v, float):
+            return f"{v:.3g}" if abs(v) < 1000 else f"{v:.0f}"
+        return str(v)
+    keep = [c for c in cols if c[0] in ("variant", "params") or any(r.get(c[0]) not in (None, 0, 0.0) for r in table)]
+    # A model column is only useful with its measurement: keep the pair together.
+    cells = [[cell(r.get(k)) for k, _ in keep] for r in table]
+    heads = [h for _, h in keep]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(heads)]
+    print("  ".join(h.ljust(w) for h, w in zip(heads, widths)))
+    print("  ".join("-" * w for w in widths))
+    for c in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(c, widths)))
+    worst = [abs(r[k]) for r in table for k in r if k.endswith("_diff_pct") and r[k] is not None]
+    if worst:
+        within = sum(1 for w in worst if w <= 2.0)
+        print(f"\nmodel vs ncu: {within} of {len(worst)} predictions within 2% (largest difference {max(worst):.1f}%)")
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write("| " + " | ".join(heads) + " |\n|" + "---|" * len(heads) + "\n")
+            for c in cells:
+                f.write("| " + " | ".join(c) + " |\n")
+
+
+if __name__ == "__main__":
+    main()
