@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs `ctest --schedule-random` twice in a row and checks that the device state (persisting-L2 limit,
+# a new stream's access-policy window, device flags, limits) reads the same before and after.
+#   scripts/check_state.sh [--build DIR] [extra ctest args]
+set -uo pipefail
+source "$(dirname "$0")/lib/common.sh"
+build="$CML_ROOT/build"
+[ "${1:-}" = --build ] && { build=$2; shift 2; }
+probe="$build/tests/state_probe"
+[ -x "$probe" ] || die "$probe not built"
+before=$("$probe") || die "state_probe failed"
+ok=1
+for pass in 1 2; do
+  log "ctest --schedule-random, pass $pass"
+  (cd "$build" && ctest --schedule-random --timeout 600 "$@" >"$build/state_ctest_$pass.log" 2>&1) || ok=0
+  tail -n 3 "$build/state_ctest_$pass.log"
+done
+after=$("$probe")
+echo "state before:"; echo "$before" | sed 's/^/  /'
+if [ "$before" = "$after" ]; then echo "state after: identical"; else
+  echo "state after: CHANGED"; diff <(echo "$before") <(echo "$after"); ok=0; fi
+[ $ok -eq 1 ]
