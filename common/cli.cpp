@@ -94,7 +94,10 @@ std::uint64_t Options::extra_size(const CliSpec& spec, const std::string& name) 
   for (const auto& e : spec.extras) {
     if (e.name != name) continue;
     auto it = extras.find(name);
-    return parse_size(it != extras.end() ? it->second : e.default_value, "--" + name);
+    const std::string& v = it != extras.end() ? it->second : e.default_value;
+    // The parser accepts "0" for demo options (an offset of zero); sizes elsewhere must be positive.
+    if (v == "0") return 0;
+    return parse_size(v, "--" + name);
   }
   throw CliError("internal: demo option --" + name + " is not declared");
 }

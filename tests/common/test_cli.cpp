@@ -81,7 +81,11 @@ TEST(ParseCli, RepeatedVariantIsKeptOnce) {
 
 TEST(ParseCli, SameValueTwiceIsFine) { EXPECT_EQ(*parse({"--reps", "3", "--reps", "3"}).reps, 3); }
 
-TEST(ParseCli, ZeroIsAValidExtraSize) { EXPECT_EQ(parse({"--offset", "0"}).extras.at("offset"), "0"); }
+TEST(ParseCli, ZeroIsAValidExtraSize) {
+  const auto o = parse({"--offset", "0"});
+  EXPECT_EQ(o.extras.at("offset"), "0");
+  EXPECT_EQ(o.extra_size(spec(), "offset"), 0u);
+}
 
 TEST(ParseCli, HelpAndList) {
   EXPECT_TRUE(parse({"--help"}).help);
