@@ -2,18 +2,20 @@
 # compute-sanitizer over every demo (--quick) and every GPU test binary, for each tool, with a table of
 # findings (tool x target). Needs a GPU and a built tree (scripts/gpu_check.sh or cmake --preset release).
 #   scripts/sanitize.sh [--tools memcheck,racecheck,initcheck,synccheck] [--targets demos|tests|all]
-#                       [--build DIR] [--logs DIR]
+#                       [--only REGEX] [--build DIR] [--logs DIR]
 # Exit status: 0 when every run reports 0 findings, 1 otherwise.
 set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
 tools=memcheck,racecheck,initcheck,synccheck
 targets=all
+only=""
 build="$CML_ROOT/build"
 logs=""
 while [ $# -gt 0 ]; do
   case $1 in
     --tools) tools=$2; shift 2 ;;
     --targets) targets=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --logs) logs=$2; shift 2 ;;
     -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
@@ -36,6 +38,12 @@ if [ "$targets" != demos ]; then
   for t in "$build"/tests/*_gpu_tests; do
     [ -x "$t" ] && runs+=("$(basename "$t")|$t")
   done
+fi
+
+if [ -n "$only" ]; then
+  kept=()
+  for run in "${runs[@]}"; do [[ ${run%%|*} =~ $only ]] && kept+=("$run"); done
+  runs=("${kept[@]}")
 fi
 
 IFS=, read -r -a tool_list <<<"$tools"
