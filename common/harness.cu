@@ -18,7 +18,9 @@ Context::Context(const Demo& demo, const CliSpec& spec, const Options& opts, con
       spec_(spec),
       opts_(opts),
       device_(device),
-      stream_(cudaStreamNonBlocking),
+      // A blocking stream: ordered with the legacy default stream, so uploads and poisons issued there
+      // (DeviceBuffer's defaults) are complete before the benchmark's kernels run.
+      stream_(cudaStreamDefault),
       flusher_(std::make_unique<L2Flusher>(device.l2_bytes)),
       timer_(stream_.get(), flusher_.get()) {
   if (opts.size) size_ = *opts.size;

@@ -49,6 +49,9 @@ class DeviceBuffer {
 
   void upload(const T* host, std::size_t count) {
     CUDA_CHECK(cudaMemcpy(ptr_, host, count * sizeof(T), cudaMemcpyHostToDevice));
+    // From pageable memory cudaMemcpy may return once the data is staged, before the DMA lands; wait
+    // so that work on any stream (non-blocking ones included) sees the uploaded bytes.
+    CUDA_CHECK(cudaStreamSynchronize(nullptr));
   }
   void upload(const std::vector<T>& host) { upload(host.data(), host.size()); }
   void download(T* host, std::size_t count) const {
