@@ -1,0 +1,102 @@
+// cache_bandwidth: read bandwidth when the working set fits in L1, in L2, or only in DRAM.
+//
+// Shows: the same streaming read kernel (every thread sums 16-byte loads; each block stores its sum so
+// nothing is optimized away; kernels/stream_sum.cuh) over three working sets, one wave of blocks
+// filling every SM:
+//   dram - a buffer of 8x L2 (--size), split among the blocks: every byte read once per launch;
+//   l2   - a buffer of L2/4, read WHOLE by every block (from scattered starts): each SM's working set
+//          is 1/4 of the L2 and far larger than its L1, so the loads are served by L2;
+//   l1   - a 64 KiB buffer read whole by every block, 64 times per launch: it fits in every SM's L1.
+// The cache levels are measured WARM and never flushed: the point is to be served by the cache. Bytes
+// are the bytes the blocks request (read only, no writes worth counting); GB = 1e9.
+// Expected observation: GB/s rises by level, dram < l2 < l1, with vs_dram >= 1.5 for l2 and >= 4 for l1
+// (H200 anchors, gpu-benches: DRAM ~3.9 TB/s, L2 ~10 TB/s; H100 PCIe L1 ~25 TB/s aggregate).
+// Run: build/bin/cache_bandwidth [--size 1G] [--csv cache_bandwidth.csv]
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "01_memory_model/kernels/stream_sum.cuh"
+#include "common/access_model.hpp"
+#include "common/harness.hpp"
+
+namespace {
+
+using namespace cml;
+using namespace cml::ch01;
+
+constexpr std::size_t kL1WorkingSet = 64 * 1024;
+constexpr int kL1Passes = 64;  // re-reads per launch: the first pass (from L2) is 1/64 of the traffic
+
+std::vector<std::uint32_t> make_words(std::size_t n4) {
+  std::vector<std::uint32_t> w(4 * n4);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::uint32_t>(i * 2654435761u) >> 20;
+  return w;
+}
+
+double dram_gb_per_s = 0.0;  // this run's dram row, for the vs_dram column
+
+void run_level(Context& ctx, const std::string& level, std::size_t bytes, bool replicate, int passes) {
+  const std::size_t n4 = bytes / sizeof(uint4);
+  const unsigned grid = stream_sum_full_grid<0>(ctx.device().sm_count);
+  const StreamLayout L = make_stream_layout(n4, grid, replicate);
+  const std::vector<std::uint32_t> words = make_words(n4);
+  DeviceBuffer<std::uint32_t> buf(words.size());
+  DeviceBuffer<unsigned> sums(L.grid);
+  buf.upload(words);
+  const std::vector<std::uint32_t> expected = stream_sum_reference(words, L, passes);
+  const auto* buf4 = reinterpret_cast<const uint4*>(buf.data());
+
+  const cml::model::GlobalAccess model = cml::model::vector_access(16);
+  Row& row = ctx.measure(
+      fmt::format("ws={}", format_bytes(static_cast<double>(n4 * sizeof(uint4)))), n4 * sizeof(uint4),
+      stream_bytes(L, passes), [&](cudaStream_t s) { launch_stream_sum<0>(buf4, L, passes, sums.data(), s); },
+      [&] { return compare_exact(sums.download(), expected); }, [&](cudaStream_t s) { sums.poison(s); });
+  row.set("level", level)
+      .set("working_set_bytes", static_cast<double>(n4 * sizeof(uint4)))
+      .set("layout", replicate ? "replicated" : "partitioned")
+      .set("passes", passes)
+      .set("blocks", L.grid)
+      .set("model_ld_sectors_per_req", model.sectors_per_request())
+      .set("model_efficiency", model.efficiency());
+  if (!row.verified) return;
+  if (level == "dram") dram_gb_per_s = row.gb_per_s;
+  else if (dram_gb_per_s > 0.0) row.set("vs_dram", row.gb_per_s / dram_gb_per_s);
+}
+
+void dram(Context& ctx) {
+  if (ctx.size() < 1024 || ctx.size() / sizeof(uint4) >= (std::uint64_t{1} << 31))
+    throw CliError("--size must be between 1k and 32G bytes");
+  if (!ctx.quick() && ctx.size() < 2 * ctx.device().l2_bytes)
+    ctx.note("note: this --size fits in 2x L2; the dram row is then partly served by L2");
+  run_level(ctx, "dram", ctx.size(), false, 1);
+}
+
+void l2(Context& ctx) { run_level(ctx, "l2", ctx.device().l2_bytes / 4, true, 1); }
+
+void l1(Context& ctx) { run_level(ctx, "l1", kL1WorkingSet, true, kL1Passes); }
+
+Demo make_demo() {
+  Demo d;
+  d.name = "cache_bandwidth";
+  d.summary =
+      "Streaming reads by every SM over a working set that fits in L1 (64 KiB), in L2 (L2/4) or only in\n"
+      "DRAM (8x L2). Cache levels are warm by design (never flushed). Expected: GB/s dram < l2 < l1, with\n"
+      "vs_dram >= 1.5 for l2 and >= 4 for l1.";
+  d.size_meaning = "bytes of the DRAM working set (default 8x L2)";
+  // dram first: the cache levels report their ratio to it.
+  d.variants = {
+      {"dram", "8x L2, each byte read once per launch by one block", dram},
+      {"l2", "L2/4, read whole by every block (L1 far too small to help)", l2},
+      {"l1", "64 KiB, read whole by every block, 64 passes per launch", l1},
+  };
+  d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes; };
+  d.quick_size = std::uint64_t{16} << 20;
+  d.device_bytes = [](std::uint64_t size) { return static_cast<double>(size) + 64e6; };
+  d.cold_by_default = false;
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return cml::run_demo(make_demo(), argc, argv); }

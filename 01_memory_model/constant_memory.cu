@@ -1,0 +1,131 @@
+// constant_memory: __constant__ reads that broadcast vs reads that diverge, and the read-only/L1 path.
+//
+// Shows: the book's 1-D 9-point stencil (kernels/stencil_1d.cuh; shared tile with a barrier on both
+// sides of every reuse) with its coefficients read from
+//   constant_fixed     - 9 __constant__ coefficients at compile-time offsets (the book's version);
+//   constant_uniform   - a __constant__ table of 32 coefficient sets; all lanes of a warp use the same set
+//                        (one address per warp load: the constant cache broadcasts it);
+//   constant_divergent - the same table, each lane its own set (32 addresses per warp load: the constant
+//                        cache serves one address at a time, so the load is replayed 32 times);
+//   ldg_uniform / ldg_divergent       - the same table in global memory, read with __ldg (read-only path);
+//   global_uniform / global_divergent - the same table through ordinary global loads.
+// All variants do the same arithmetic on the same data; only where the coefficients live and how many
+// distinct addresses a warp asks for at once differ (coeff_addresses_per_warp). Inputs and coefficients
+// are small integers, so the outputs are exact and compared bit for bit. Bytes = input read + output
+// written (coefficient reads are not counted).
+// Expected observation: constant_divergent is measurably slower than constant_uniform
+// (vs_constant_uniform >= 2); the uniform variants all run at about the same speed; the divergent __ldg
+// and global reads cost far less than the divergent constant reads (L1 serves lines, not addresses).
+// Run: build/bin/constant_memory [--size 64M] [--csv constant_memory.csv]
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "01_memory_model/kernels/stencil_1d.cuh"
+#include "common/access_model.hpp"
+#include "common/harness.hpp"
+
+namespace {
+
+using namespace cml;
+using namespace cml::ch01;
+
+struct Buffers {
+  std::size_t n = 0;
+  std::vector<float> host_in, table;
+  DeviceBuffer<float> in, out, table_dev;
+  std::map<RowPick, std::vector<float>> expected;  // computed on first use
+};
+
+Buffers& buffers(Context& ctx) {
+  static std::unique_ptr<Buffers> b;
+  if (!b) {
+    b = std::make_unique<Buffers>();
+    b->n = ctx.size();
+    b->host_in = make_stencil_input(b->n);
+    b->table = make_stencil_table();
+    b->in = DeviceBuffer<float>(b->n);
+    b->out = DeviceBuffer<float>(b->n);
+    b->table_dev = DeviceBuffer<float>(b->table.size());
+    b->in.upload(b->host_in);
+    b->table_dev.upload(b->table);
+    upload_stencil_coefficients(b->table);
+  }
+  return *b;
+}
+
+const std::vector<float>& expected(Buffers& b, RowPick pick) {
+  auto it = b.expected.find(pick);
+  if (it == b.expected.end()) it = b.expected.emplace(pick, stencil_1d_reference(b.host_in, b.table, pick)).first;
+  return it->second;
+}
+
+// Distinct coefficient addresses one warp asks for in one load (the same for every tap and warp).
+double coeff_addresses_per_warp(RowPick pick) {
+  std::set<int> rows;
+  for (std::size_t lane = 0; lane < 32; ++lane) rows.insert(stencil_row(pick, lane));
+  return static_cast<double>(rows.size());
+}
+
+// Sectors per warp request for a coefficient load from the global table (the __ldg and plain paths).
+cml::model::GlobalAccess coeff_sectors(RowPick pick) {
+  return cml::model::global_pattern(64, 4, [&](std::uint64_t warp, unsigned lane) -> std::optional<std::uint64_t> {
+    return static_cast<std::uint64_t>(stencil_row(pick, warp * 32 + lane)) * kStencilTaps * sizeof(float);
+  });
+}
+
+double uniform_ms = 0.0;  // this run's constant_uniform row, for the vs_constant_uniform column
+
+template <CoeffSource S, RowPick P>
+void run(Context& ctx) {
+  Buffers& b = buffers(ctx);
+  const std::vector<float>& want = expected(b, P);
+  // One wave of blocks: every block runs many iterations of the grid-stride loop.
+  const unsigned max_blocks = static_cast<unsigned>(ctx.device().sm_count) * 8u;
+  Row& row = ctx.measure(
+      "", b.n, 2.0 * static_cast<double>(b.n) * sizeof(float),
+      [&](cudaStream_t s) { launch_stencil_1d<S, P>(b.in.data(), b.out.data(), b.n, b.table_dev.data(), max_blocks, s); },
+      [&] { return compare_exact(b.out.download(), want); }, [&](cudaStream_t s) { b.out.poison(s); });
+  const cml::model::GlobalAccess tile_loads = cml::model::vector_access(4);
+  row.set("coeff_addresses_per_warp", coeff_addresses_per_warp(P))
+      .set("model_ld_sectors_per_req", tile_loads.sectors_per_request())
+      .set("model_efficiency", tile_loads.efficiency());
+  if (S != CoeffSource::constant_memory) row.set("model_coeff_sectors_per_req", coeff_sectors(P).sectors_per_request());
+  if (!row.verified) return;
+  if (ctx.variant() == "constant_uniform") uniform_ms = row.median_ms;
+  if (uniform_ms > 0.0) row.set("vs_constant_uniform", row.median_ms / uniform_ms);
+}
+
+Demo make_demo() {
+  Demo d;
+  d.name = "constant_memory";
+  d.summary =
+      "A 1-D 9-point stencil whose coefficients come from __constant__ memory (read uniformly or divergently\n"
+      "across a warp), from the read-only path (__ldg) or from plain global loads. Expected:\n"
+      "constant_divergent is measurably slower than constant_uniform (vs_constant_uniform >= 2).";
+  d.size_meaning = "floats per buffer (default 8x L2 bytes / 4)";
+  using CS = CoeffSource;
+  using RP = RowPick;
+  d.variants = {
+      {"constant_fixed", "9 __constant__ coefficients, compile-time offsets (the book)", run<CS::constant_memory, RP::fixed>},
+      {"constant_uniform", "__constant__ table, one coefficient set per warp (broadcast)",
+       run<CS::constant_memory, RP::warp_uniform>},
+      {"constant_divergent", "__constant__ table, a different set in every lane (32 addresses)",
+       run<CS::constant_memory, RP::per_lane>},
+      {"ldg_uniform", "global table via __ldg, one set per warp", run<CS::ldg, RP::warp_uniform>},
+      {"ldg_divergent", "global table via __ldg, a set per lane", run<CS::ldg, RP::per_lane>},
+      {"global_uniform", "global table, plain loads, one set per warp", run<CS::global, RP::warp_uniform>},
+      {"global_divergent", "global table, plain loads, a set per lane", run<CS::global, RP::per_lane>},
+  };
+  d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
+  d.quick_size = std::uint64_t{1} << 20;
+  d.device_bytes = [](std::uint64_t n) { return 2.0 * static_cast<double>(n) * sizeof(float) + 64e6; };
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return cml::run_demo(make_demo(), argc, argv); }

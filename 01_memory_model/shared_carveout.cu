@@ -1,0 +1,219 @@
+// shared_carveout: the L1/shared split of an SM, and which function attributes are hints and which are
+// requirements.
+//
+// Shows:
+//   dynamic_smem_over_48k - a kernel that needs 100 KiB of dynamic shared memory per block
+//     (kernels/reverse_chunks.cuh). Without cudaFuncAttributeMaxDynamicSharedMemorySize the launch is
+//     refused (the CudaError is caught and reported in the `launch` column; the output stays poisoned);
+//     after cudaFuncSetAttribute it runs and verifies; with the carveout preference set to "max L1"
+//     (0 % shared) it still runs: the carveout is a hint the driver overrides when the kernel needs more.
+//   carveout_l1_capacity - the streaming read kernel over a 64 KiB working set re-read by every block
+//     (kernels/stream_sum.cuh) under cudaFuncAttributePreferredSharedMemoryCarveout = 0, 25, 50, 75, 100 %
+//     and the default. The carveout is the share of the SM's unified L1/shared storage kept for shared
+//     memory; what is left is L1. While the L1 holds 64 KiB the loads hit L1; once the shared share leaves
+//     less than that, they go to L2. (H100/H200: 256 KiB unified, shared 0..228 KiB in steps.)
+//   cache_config_legacy - the pre-Volta cudaFuncSetCacheConfig(PreferL1 / Equal / Shared / None) on
+//     another copy of the same kernel: also only a preference, which the driver maps onto a carveout.
+// Warm by design (the point is the L1); the L2 is never flushed. Bytes = bytes read (+ written).
+// Expected observation: the >48 KiB launch fails (launch = failed: cudaErrorInvalidValue) without the
+// attribute and succeeds with it, also with carveout=0; carveout=0 reads at least 2x faster than
+// carveout=100 (vs_max_l1 <= 0.5 for carveout=100); PreferL1 behaves like carveout=0 and PreferShared
+// like carveout=100 if the driver honours the legacy hint (the call itself can never make a launch fail).
+// Run: build/bin/shared_carveout [--size 64M] [--csv shared_carveout.csv]
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "01_memory_model/kernels/reverse_chunks.cuh"
+#include "01_memory_model/kernels/stream_sum.cuh"
+#include "common/access_model.hpp"
+#include "common/harness.hpp"
+
+namespace {
+
+using namespace cml;
+using namespace cml::ch01;
+
+constexpr std::size_t kBigSmemBytes = 100 * 1024;  // over the 48 KiB a launch gets without opting in
+constexpr std::size_t kL1WorkingSet = 64 * 1024;
+constexpr int kL1Passes = 64;
+
+// ---- dynamic shared memory above 48 KiB -------------------------------------------------------------
+
+// Shared wavefronts per warp request when lane l reads buf[len - 1 - j] (j = warp * 32 + l): 32
+// consecutive words in reverse order, one per bank, so no conflict.
+double reversed_read_wavefronts() {
+  const std::uint64_t len = kBigSmemBytes / sizeof(float);
+  return cml::model::shared_pattern(64, 4, [&](std::uint64_t w, unsigned l) -> std::optional<std::uint64_t> {
+           return (len - 1 - (w * 32 + l)) * 4;
+         })
+      .wavefronts_per_request();
+}
+
+void dynamic_smem_over_48k(Context& ctx) {
+  const DeviceInfo& dev = ctx.device();
+  const cudaFuncAttributes before = reverse_chunks_attributes();
+  if (dev.shared_per_block_optin < kBigSmemBytes + before.sharedSizeBytes)
+    throw Waived(fmt::format("this GPU allows at most {} of shared memory per block",
+                             format_bytes(static_cast<double>(dev.shared_per_block_optin))));
+  const auto chunk = static_cast<unsigned>(kBigSmemBytes / sizeof(float));
+  const std::size_t n = ctx.size();
+  std::vector<float> host(n);
+  for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<float>(i % 1000003);
+  const std::vector<float> expected = reverse_chunks_reference(host, chunk);
+  DeviceBuffer<float> in(n), out(n);
+  in.upload(host);
+  const cudaStream_t s = ctx.stream();
+  const double bytes = 2.0 * static_cast<double>(n) * sizeof(float);
+
+  // 1. No opt-in: the launch itself is refused, nothing runs.
+  out.poison(s);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  std::string outcome = "ok";
+  try {
+    launch_reverse_chunks(in.data(), out.data(), n, chunk, 2u * dev.sm_count, s);
+    CUDA_CHECK(cudaStreamSynchronize(s));
+  } catch (const CudaError& e) {
+    outcome = fmt::format("failed: {}", cudaGetErrorName(e.code()));
+  }
+  const bool refused = outcome != "ok";
+  bool ok = ctx.check(compare_value(refused, true, "launch refused"), "attribute=default");
+  std::vector<float> poisoned(n);
+  std::memset(poisoned.data(), 0xFF, n * sizeof(float));
+  ok = ctx.check(compare_exact(out.download(), poisoned), "output untouched by the refused launch") && ok;
+  ctx.add_row("attribute=default", n, ok)
+      .set("dynamic_smem_bytes", static_cast<double>(kBigSmemBytes))
+      .set("max_dynamic_smem_attr", before.maxDynamicSharedSizeBytes)
+      .set("carveout", "default")
+      .set("launch", outcome);
+
+  // 2. Opt in (a requirement: the attribute is what makes the launch legal), then 3. also ask for the
+  //    largest L1 (a hint: the driver still grants the 100 KiB the kernel needs).
+  allow_reverse_chunks_smem(kBigSmemBytes);
+  for (const bool max_l1 : {false, true}) {
+    if (max_l1)
+      CUDA_CHECK(cudaFuncSetAttribute(reverse_chunks_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      cudaSharedmemCarveoutMaxL1));
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reverse_chunks_kernel, kReverseBlock,
+                                                             kBigSmemBytes));
+    const unsigned max_blocks = static_cast<unsigned>(dev.sm_count * (per_sm > 0 ? per_sm : 1));
+    Row& row = ctx.measure(
+        max_l1 ? "attribute=set,carveout=0" : "attribute=set", n, bytes,
+        [&](cudaStream_t st) { launch_reverse_chunks(in.data(), out.data(), n, chunk, max_blocks, st); },
+        [&] { return compare_exact(out.download(), expected); }, [&](cudaStream_t st) { out.poison(st); });
+    row.set("dynamic_smem_bytes", static_cast<double>(kBigSmemBytes))
+        .set("max_dynamic_smem_attr", reverse_chunks_attributes().maxDynamicSharedSizeBytes)
+        .set("carveout", max_l1 ? "0" : "default")
+        .set("launch", "ok")
+        .set("blocks_per_sm", per_sm)
+        .set("model_ld_sectors_per_req", cml::model::vector_access(4).sectors_per_request())
+        .set("model_wavefronts_per_req", reversed_read_wavefronts());
+  }
+}
+
+// ---- L1 capacity under the carveout -----------------------------------------------------------------
+
+struct L1Probe {
+  StreamLayout layout;
+  DeviceBuffer<std::uint32_t> buf;
+  DeviceBuffer<unsigned> sums;
+  std::vector<std::uint32_t> expected;
+};
+
+template <int Tag>
+L1Probe make_probe(const Context& ctx) {
+  L1Probe p;
+  const std::size_t n4 = kL1WorkingSet / sizeof(uint4);
+  p.layout = make_stream_layout(n4, stream_sum_full_grid<Tag>(ctx.device().sm_count), true);
+  std::vector<std::uint32_t> words(4 * n4);
+  for (std::size_t i = 0; i < words.size(); ++i) words[i] = static_cast<std::uint32_t>(i * 2654435761u) >> 20;
+  p.expected = stream_sum_reference(words, p.layout, kL1Passes);
+  p.buf = DeviceBuffer<std::uint32_t>(words.size());
+  p.buf.upload(words);
+  p.sums = DeviceBuffer<unsigned>(p.layout.grid);
+  return p;
+}
+
+template <int Tag>
+Row& measure_probe(Context& ctx, L1Probe& p, const std::string& params) {
+  const auto* buf4 = reinterpret_cast<const uint4*>(p.buf.data());
+  return ctx.measure(
+      params, kL1WorkingSet, stream_bytes(p.layout, kL1Passes),
+      [&](cudaStream_t s) { launch_stream_sum<Tag>(buf4, p.layout, kL1Passes, p.sums.data(), s); },
+      [&] { return compare_exact(p.sums.download(), p.expected); }, [&](cudaStream_t s) { p.sums.poison(s); });
+}
+
+// The default row comes first, before this copy of the kernel has ever had a carveout set.
+void carveout_l1_capacity(Context& ctx) {
+  L1Probe p = make_probe<1>(ctx);
+  std::vector<std::size_t> row_index;
+  std::size_t max_l1_row = SIZE_MAX;
+  for (const int carveout : {-1, 0, 25, 50, 75, 100}) {
+    if (carveout >= 0)
+      CUDA_CHECK(cudaFuncSetAttribute(stream_sum_kernel<1>, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
+    cudaFuncAttributes attr{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, stream_sum_kernel<1>));
+    const std::string text = carveout < 0 ? "default" : std::to_string(carveout);
+    Row& row = measure_probe<1>(ctx, p, "carveout=" + text);
+    row.set("carveout", text)
+        .set("carveout_readback", attr.preferredShmemCarveout)
+        .set("working_set_bytes", 65536.0)
+        .set("model_ld_sectors_per_req", cml::model::vector_access(16).sectors_per_request());
+    if (!row.verified) continue;
+    row_index.push_back(ctx.rows().size() - 1);
+    if (carveout == 0) max_l1_row = ctx.rows().size() - 1;
+  }
+  // Indices, not references: the row vector grows while the loop runs.
+  if (max_l1_row == SIZE_MAX) return;
+  const double max_l1 = ctx.rows()[max_l1_row].gb_per_s;
+  for (const std::size_t i : row_index) ctx.rows()[i].set("vs_max_l1", ctx.rows()[i].gb_per_s / max_l1);
+}
+
+void cache_config_legacy(Context& ctx) {
+  L1Probe p = make_probe<2>(ctx);
+  struct Config {
+    cudaFuncCache value;
+    const char* name;
+  };
+  double prefer_l1_gb_per_s = 0.0;
+  for (const Config c : {Config{cudaFuncCachePreferL1, "prefer_l1"}, Config{cudaFuncCachePreferEqual, "prefer_equal"},
+                         Config{cudaFuncCachePreferShared, "prefer_shared"}, Config{cudaFuncCachePreferNone, "prefer_none"}}) {
+    CUDA_CHECK(cudaFuncSetCacheConfig(stream_sum_kernel<2>, c.value));
+    Row& row = measure_probe<2>(ctx, p, std::string("cache_config=") + c.name);
+    row.set("cache_config", c.name)
+        .set("working_set_bytes", 65536.0)
+        .set("model_ld_sectors_per_req", cml::model::vector_access(16).sectors_per_request());
+    if (!row.verified) continue;
+    if (c.value == cudaFuncCachePreferL1) prefer_l1_gb_per_s = row.gb_per_s;
+    if (prefer_l1_gb_per_s > 0.0) row.set("vs_prefer_l1", row.gb_per_s / prefer_l1_gb_per_s);
+  }
+}
+
+Demo make_demo() {
+  Demo d;
+  d.name = "shared_carveout";
+  d.summary =
+      "The SM's L1/shared split: a kernel needing 100 KiB of dynamic shared memory fails without\n"
+      "cudaFuncAttributeMaxDynamicSharedMemorySize and runs with it (a requirement); the carveout and the\n"
+      "legacy cache config are preferences, seen in the bandwidth of a 64 KiB L1-resident read.\n"
+      "Expected: launch fails without the attribute, works with it; carveout=0 >= 2x carveout=100.";
+  d.size_meaning = "floats reversed by the >48 KiB kernel (default 8x L2 bytes / 4)";
+  d.variants = {
+      {"dynamic_smem_over_48k", "100 KiB of dynamic shared memory: without and with the opt-in attribute",
+       dynamic_smem_over_48k},
+      {"carveout_l1_capacity", "64 KiB L1-resident reads under carveout 0..100 %", carveout_l1_capacity},
+      {"cache_config_legacy", "the same reads under cudaFuncSetCacheConfig", cache_config_legacy},
+  };
+  d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
+  d.quick_size = std::uint64_t{1} << 20;
+  d.device_bytes = [](std::uint64_t n) { return 2.0 * static_cast<double>(n) * sizeof(float) + 64e6; };
+  d.cold_by_default = false;
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return cml::run_demo(make_demo(), argc, argv); }

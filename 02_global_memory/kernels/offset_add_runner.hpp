@@ -1,0 +1,92 @@
+// The part of the offset demos (misaligned_read, misaligned_write, load_caching, read_only_path) that
+// is the same in all of them: the buffers of one problem size, and one verified, timed sweep point
+// with the model columns.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "02_global_memory/kernels/demo_support.hpp"
+#include "02_global_memory/kernels/offset_add_reference.hpp"
+#include "02_global_memory/kernels/pattern_model.hpp"
+#include "common/harness.hpp"
+
+namespace cml::ch02 {
+
+// A, B and C with kMaxOffset spare elements each, the reference sums, and a pinned copy of C.
+struct OffsetAddData {
+  std::size_t n;
+  DeviceBuffer<float> a, b, c;
+  std::vector<float> sum;
+  HostMirror<float> c_host;
+
+  explicit OffsetAddData(std::size_t elements)
+      : n(elements), a(n + kMaxOffset), b(n + kMaxOffset), c(n + kMaxOffset), c_host(n + kMaxOffset) {
+    OffsetAddHost h = make_offset_add_host(n);
+    a.upload(h.a);
+    b.upload(h.b);
+    finish_uploads();
+    sum = std::move(h.sum);
+  }
+};
+
+// Created on first use and shared by every variant of a demo (the demo's lambdas hold it), so the
+// buffers (1.5 GB on an H200) and their host reference are built once per run.
+class OffsetAddState {
+ public:
+  OffsetAddData& data(std::size_t n) {
+    if (!data_ || data_->n != n) {
+      data_.reset();  // free the old buffers before allocating new ones
+      data_ = std::make_unique<OffsetAddData>(n);
+    }
+    return *data_;
+  }
+
+ private:
+  std::unique_ptr<OffsetAddData> data_;
+};
+
+// Device bytes for n elements per buffer: three buffers plus what the harness holds.
+inline double offset_add_device_bytes(std::uint64_t n) {
+  return 3.0 * static_cast<double>(n + kMaxOffset) * sizeof(float) + kHarnessDeviceBytes;
+}
+
+// Loads of A and B shifted by r elements, stores to C shifted by w: 4 or 5 sectors per request.
+inline std::vector<ArrayTraffic> offset_add_traffic(std::size_t n, unsigned r, unsigned w) {
+  const double requests = warp_requests(n);
+  const auto ld = model::offset_access(r, sizeof(float));
+  const auto st = model::offset_access(w, sizeof(float));
+  const std::uint64_t ld_sectors = distinct_sectors(r, n, 1, sizeof(float));
+  const std::uint64_t st_sectors = distinct_sectors(w, n, 1, sizeof(float));
+  return {load_traffic(ld, requests, ld_sectors), load_traffic(ld, requests, ld_sectors),
+          store_traffic(st, requests, st_sectors)};
+}
+
+// Signature shared by every launcher of offset_add.cuh once the block size is bound.
+using OffsetLaunch =
+    std::function<void(const float*, const float*, float*, std::size_t, unsigned, unsigned, cudaStream_t)>;
+
+// Poison C -> one launch -> verify every element of C -> time, then the model columns.
+// Bytes = A and B read + C written = 3 n floats.
+inline void run_offset_point(Context& ctx, OffsetAddData& d, double ceiling, const std::string& params, unsigned r,
+                             unsigned w, const OffsetLaunch& launch) {
+  const double bytes = 3.0 * static_cast<double>(d.n) * sizeof(float);
+  Row& row = ctx.measure(
+      params, d.n, bytes, [&](cudaStream_t s) { launch(d.a.data(), d.b.data(), d.c.data(), d.n, r, w, s); },
+      [&] { return verify_offset_add(d.c_host.fetch(d.c), d.sum.data(), d.n, r, w); },
+      [&](cudaStream_t s) { d.c.poison(s); });
+  set_model_columns(row, ceiling, offset_add_traffic(d.n, r, w));
+}
+
+// Binds a block size to one of the launchers of offset_add.cuh.
+template <class Launcher>
+OffsetLaunch with_block(Launcher launcher, unsigned block) {
+  return [launcher, block](const float* a, const float* b, float* c, std::size_t n, unsigned r, unsigned w,
+                           cudaStream_t s) { launcher(a, b, c, n, r, w, block, s); };
+}
+
+}  // namespace cml::ch02

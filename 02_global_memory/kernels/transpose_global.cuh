@@ -1,0 +1,391 @@
+// Matrix transposes that use global memory only: the copy bounds, the two naive transposes, their
+// unrolled and diagonally ordered versions. 03_shared_memory/kernels/transpose_shared.cuh builds on the
+// tile machinery here.
+//
+// Convention (see transpose_reference.hpp): `in` is rows x cols, row-major; `out` is cols x rows:
+//   out[c * rows + r] = in[r * cols + c].
+// Every kernel handles any shape (1 x N, N x 1, non-multiples of the block): each element is guarded.
+//
+// The grid is one-dimensional: block b works on tile tile_of(b), where a tile is the blockDim.x x
+// blockDim.y patch of "thread space" the block covers. A 1-D grid has room for 2^31 - 1 blocks
+// (gridDim.y stops at 65535, which would cap the rows), and it makes the block ORDER an explicit, swappable
+// function — which is all the diagonal transposes change.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "02_global_memory/kernels/transpose_reference.hpp"
+#include "common/access_model.hpp"
+#include "common/cuda_check.hpp"
+#include "common/harness.hpp"
+#include "common/resources.hpp"
+
+namespace cml::ch02 {
+
+enum class BlockOrder {
+  kRowMajor,  // consecutive blocks walk along a row of tiles
+  kDiagonal,  // consecutive blocks walk down a (wrapped) diagonal of tiles
+};
+
+enum class LoadPath {
+  kDefault,  // ordinary loads: cached in L1 and L2
+  kL2Only,   // __ldcg: cached in L2 only, so no warp can reuse a sector another warp brought into L1
+};
+
+struct TileIndex {
+  unsigned x = 0, y = 0;
+};
+
+// The tile block `block` works on, in a grid of tiles_x x tiles_y tiles.
+// Diagonal order, defined for any grid: block b takes tile row y = b % tiles_y and tile column
+// x = (b / tiles_y + y) % tiles_x, so consecutive blocks step one tile down and one to the right. Every tile
+// is taken exactly once: b <-> (b / tiles_y, y) is one-to-one, and for each y, q -> (q + y) % tiles_x is a
+// cyclic shift. On a square grid of T x T tiles, with b = by * T + bx, this is the seeds' mapping
+// (x = (bx + by) % T, y = bx), which they could only use for square grids.
+template <BlockOrder kOrder>
+__host__ __device__ inline TileIndex tile_of(unsigned block, unsigned tiles_x, unsigned tiles_y) {
+  if constexpr (kOrder == BlockOrder::kRowMajor) {
+    return {block % tiles_x, block / tiles_x};
+  } else {
+    const unsigned y = block % tiles_y;
+    return {(block / tiles_y + y) % tiles_x, y};
+  }
+}
+
+namespace {
+
+// The tile grid of a launch: how many tiles along x (the fast, thread-x direction) and along y.
+struct TileGrid {
+  unsigned tiles_x = 0, tiles_y = 0;
+  __host__ __device__ unsigned blocks() const { return tiles_x * tiles_y; }
+};
+
+// This thread's coordinates in thread space: x follows threadIdx.x (the coalescing direction), y
+// follows threadIdx.y. `x_per_thread` > 1 widens a tile along x for the unrolled kernels.
+template <BlockOrder kOrder>
+__device__ __forceinline__ void thread_xy(TileGrid g, unsigned x_per_thread, std::size_t& x, std::size_t& y) {
+  const TileIndex t = tile_of<kOrder>(blockIdx.x, g.tiles_x, g.tiles_y);
+  x = static_cast<std::size_t>(t.x) * blockDim.x * x_per_thread + threadIdx.x;
+  y = static_cast<std::size_t>(t.y) * blockDim.y + threadIdx.y;
+}
+
+template <LoadPath kPath>
+__device__ __forceinline__ float load(const float* p) {
+  if constexpr (kPath == LoadPath::kL2Only) return __ldcg(p);
+  else return *p;
+}
+
+// ---- Bounds: the same bytes as a transpose, without transposing ---------------------------------
+
+// Upper bound: consecutive threads read and write consecutive addresses of a row.
+__global__ void copy_row_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
+                                std::size_t cols, TileGrid g) {
+  std::size_t c, r;
+  thread_xy<BlockOrder::kRowMajor>(g, 1, c, r);
+  if (r < rows && c < cols) out[r * cols + c] = in[r * cols + c];
+}
+
+// Lower bound: consecutive threads walk down a column, so both the read and the write are strided.
+__global__ void copy_col_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
+                                std::size_t cols, TileGrid g) {
+  std::size_t r, c;
+  thread_xy<BlockOrder::kRowMajor>(g, 1, r, c);
+  if (r < rows && c < cols) out[r * cols + c] = in[r * cols + c];
+}
+
+// ---- Naive transposes -------------------------------------------------------------------------
+
+// Read a row (coalesced), write a column of the output (strided by `rows`).
+template <BlockOrder kOrder>
+__global__ void transpose_naive_row_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                           std::size_t rows, std::size_t cols, TileGrid g) {
+  std::size_t c, r;
+  thread_xy<kOrder>(g, 1, c, r);
+  if (r < rows && c < cols) out[c * rows + r] = in[r * cols + c];
+}
+
+// Read a column (strided by `cols`), write a row of the output (coalesced).
+template <BlockOrder kOrder, LoadPath kPath = LoadPath::kDefault>
+__global__ void transpose_naive_col_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                           std::size_t rows, std::size_t cols, TileGrid g) {
+  std::size_t r, c;
+  thread_xy<kOrder>(g, 1, r, c);
+  if (r < rows && c < cols) out[c * rows + r] = load<kPath>(&in[r * cols + c]);
+}
+
+// ---- Unrolled naive transposes: four elements per thread, blockDim.x apart ------------------------
+// The grid has a quarter of the blocks along x (the seeds' version that forgot to shrink the grid wrote
+// every element four times). All four loads are issued before the first store, so each thread has four
+// requests in flight; each element has its own guard, so no tail is dropped.
+
+inline constexpr unsigned kUnroll = 4;
+
+template <BlockOrder kOrder>
+__global__ void transpose_unroll4_row_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                             std::size_t rows, std::size_t cols, TileGrid g) {
+  std::size_t c0, r;
+  thread_xy<kOrder>(g, kUnroll, c0, r);
+  float v[kUnroll];
+#pragma unroll
+  for (unsigned k = 0; k < kUnroll; ++k) {
+    const std::size_t c = c0 + k * blockDim.x;
+    if (r < rows && c < cols) v[k] = in[r * cols + c];
+  }
+#pragma unroll
+  for (unsigned k = 0; k < kUnroll; ++k) {
+    const std::size_t c = c0 + k * blockDim.x;
+    if (r < rows && c < cols) out[c * rows + r] = v[k];
+  }
+}
+
+template <BlockOrder kOrder>
+__global__ void transpose_unroll4_col_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                             std::size_t rows, std::size_t cols, TileGrid g) {
+  std::size_t r0, c;
+  thread_xy<kOrder>(g, kUnroll, r0, c);
+  float v[kUnroll];
+#pragma unroll
+  for (unsigned k = 0; k < kUnroll; ++k) {
+    const std::size_t r = r0 + k * blockDim.x;
+    if (r < rows && c < cols) v[k] = in[r * cols + c];
+  }
+#pragma unroll
+  for (unsigned k = 0; k < kUnroll; ++k) {
+    const std::size_t r = r0 + k * blockDim.x;
+    if (r < rows && c < cols) out[c * rows + r] = v[k];
+  }
+}
+
+// ---- Launchers ------------------------------------------------------------------------------------
+
+inline const dim3 kDefaultBlock{32, 8};
+
+// The tiles covering an x_extent x y_extent space with tile_x x tile_y tiles. Throws std::invalid_argument
+// past the 2^31 - 1 block limit of a 1-D grid.
+inline TileGrid tile_grid(std::size_t x_extent, std::size_t y_extent, std::size_t tile_x, std::size_t tile_y) {
+  const std::size_t tx = ceil_div(x_extent, tile_x), ty = ceil_div(y_extent, tile_y);
+  if (tx == 0 || ty == 0 || ty > 0x7fffffffu / tx)
+    throw std::invalid_argument("transpose: " + std::to_string(x_extent) + " x " + std::to_string(y_extent) +
+                                " needs no blocks or more than the 1-D grid limit of 2^31 - 1");
+  return {static_cast<unsigned>(tx), static_cast<unsigned>(ty)};
+}
+
+// The tile grid of the kernels above: one tile per block, x_per_thread elements per thread along x.
+inline TileGrid make_tile_grid(std::size_t x_extent, std::size_t y_extent, dim3 block, unsigned x_per_thread = 1) {
+  if (block.x == 0 || block.y == 0 || block.z != 1 || block.x * block.y > 1024)
+    throw std::invalid_argument("transpose: a block must be x * y threads, at most 1024");
+  return tile_grid(x_extent, y_extent, std::size_t{block.x} * x_per_thread, block.y);
+}
+
+template <class Kernel>
+void launch_tiles(Kernel kernel, const float* in, float* out, std::size_t rows, std::size_t cols, TileGrid g,
+                  dim3 block, cudaStream_t s) {
+  kernel<<<g.blocks(), block, 0, s>>>(in, out, rows, cols, g);
+  CUDA_CHECK_LAUNCH();
+}
+
+// Every launcher: in is rows x cols, out has rows * cols elements; an empty matrix launches nothing.
+
+inline void launch_copy_row(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s,
+                            dim3 block = kDefaultBlock) {
+  if (rows == 0 || cols == 0) return;
+  launch_tiles(copy_row_kernel, in, out, rows, cols, make_tile_grid(cols, rows, block), block, s);
+}
+
+inline void launch_copy_col(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s,
+                            dim3 block = kDefaultBlock) {
+  if (rows == 0 || cols == 0) return;
+  launch_tiles(copy_col_kernel, in, out, rows, cols, make_tile_grid(rows, cols, block), block, s);
+}
+
+template <BlockOrder kOrder = BlockOrder::kRowMajor>
+void launch_transpose_naive_row(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s,
+                                dim3 block = kDefaultBlock) {
+  if (rows == 0 || cols == 0) return;
+  launch_tiles(transpose_naive_row_kernel<kOrder>, in, out, rows, cols, make_tile_grid(cols, rows, block), block,
+               s);
+}
+
+template <BlockOrder kOrder = BlockOrder::kRowMajor, LoadPath kPath = LoadPath::kDefault>
+void launch_transpose_naive_col(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s,
+                                dim3 block = kDefaultBlock) {
+  if (rows == 0 || cols == 0) return;
+  launch_tiles(transpose_naive_col_kernel<kOrder, kPath>, in, out, rows, cols, make_tile_grid(rows, cols, block),
+               block, s);
+}
+
+inline void launch_transpose_unroll4_row(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                         cudaStream_t s, dim3 block = kDefaultBlock) {
+  if (rows == 0 || cols == 0) return;
+  launch_tiles(transpose_unroll4_row_kernel<BlockOrder::kRowMajor>, in, out, rows, cols,
+               make_tile_grid(cols, rows, block, kUnroll), block, s);
+}
+
+inline void launch_transpose_unroll4_col(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                         cudaStream_t s, dim3 block = kDefaultBlock) {
+  if (rows == 0 || cols == 0) return;
+  launch_tiles(transpose_unroll4_col_kernel<BlockOrder::kRowMajor>, in, out, rows, cols,
+               make_tile_grid(rows, cols, block, kUnroll), block, s);
+}
+
+inline void launch_transpose_diagonal_row(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                          cudaStream_t s, dim3 block = kDefaultBlock) {
+  launch_transpose_naive_row<BlockOrder::kDiagonal>(in, out, rows, cols, s, block);
+}
+
+inline void launch_transpose_diagonal_col(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                          cudaStream_t s, dim3 block = kDefaultBlock) {
+  launch_transpose_naive_col<BlockOrder::kDiagonal>(in, out, rows, cols, s, block);
+}
+
+inline void launch_transpose_naive_col_l2only(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                              cudaStream_t s, dim3 block = kDefaultBlock) {
+  launch_transpose_naive_col<BlockOrder::kRowMajor, LoadPath::kL2Only>(in, out, rows, cols, s, block);
+}
+
+}  // namespace
+}  // namespace cml::ch02
+
+// ---- Host side shared by the two transpose demos (02 transpose_global, 03 transpose_shared) ----------
+
+namespace cml::transpose {
+namespace {
+
+struct Shape {
+  std::size_t rows = 0, cols = 0;
+  std::size_t elements() const { return rows * cols; }
+  std::size_t matrix_bytes() const { return elements() * sizeof(float); }
+  double bytes_moved() const { return 2.0 * static_cast<double>(matrix_bytes()); }  // read + written
+  std::string label() const { return fmt::format("{}x{}", rows, cols); }
+};
+
+// --size N is an N x N matrix; --rows and --cols override one side each.
+inline std::vector<ExtraOption> shape_options() {
+  return {{"rows", "matrix rows M (rectangles: M x N)", "the --size value", true},
+          {"cols", "matrix columns N (rectangles: M x N)", "the --size value", true}};
+}
+
+inline constexpr const char* kSizeMeaning =
+    "N for an N x N fp32 matrix (--rows/--cols for M x N); the size column counts elements";
+
+// Bytes of device memory a demo run needs for an N x N matrix: input, output and the two buffers of the
+// in-run copy ceiling (the L2 flush buffer is already allocated when this is checked).
+inline double device_bytes_square(std::uint64_t n) { return 4.0 * static_cast<double>(n) * n * sizeof(float); }
+
+// The demo's matrix shape; throws CliError (exit 2) for a zero side or a matrix that cannot fit.
+inline Shape demo_shape(Context& ctx) {
+  Shape s{ctx.size(), ctx.size()};
+  if (ctx.extra_given("rows")) s.rows = ctx.extra_size("rows");
+  if (ctx.extra_given("cols")) s.cols = ctx.extra_size("cols");
+  if (s.rows == 0 || s.cols == 0) throw CliError("--rows and --cols must be at least 1");
+  if (s.rows > (std::uint64_t{1} << 40) / s.cols) throw CliError("matrix " + s.label() + " is too large");
+  std::size_t free_b = 0, total_b = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  const double need = 4.0 * static_cast<double>(s.matrix_bytes());
+  if (need > static_cast<double>(free_b))
+    throw CliError(fmt::format("a {} matrix needs {} of device memory but only {} is free", s.label(),
+                               format_bytes(need), format_bytes(static_cast<double>(free_b))));
+  return s;
+}
+
+enum class Expect { kCopy, kTranspose };
+
+using Launch = std::function<void(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t)>;
+
+inline void set_global_model(Row& row, const model::GlobalAccess& ld, const model::GlobalAccess& st) {
+  row.set("model_ld_sectors_per_req", ld.sectors_per_request());
+  row.set("model_st_sectors_per_req", st.sectors_per_request());
+}
+
+// The matrices of one run and the measuring step every variant shares: poison the output, launch once,
+// compare bit-exactly with the CPU reference (the input itself for the two copies), then time. Each row
+// gets its ratio to copy_row and to cudaMemcpy D2D, both measured in this run at this matrix size.
+class Bench {
+ public:
+  explicit Bench(Shape s)
+      : shape_(s), in_(s.elements()), out_(s.elements()), host_in_(make_input(s.rows, s.cols)), got_(s.elements()) {
+    in_.upload(host_in_);
+    transposed_ = transpose_reference(host_in_, s.rows, s.cols);
+  }
+
+  const Shape& shape() const { return shape_; }
+
+  // The copy_row row (the upper bound every vs_copy_row divides by); measured once per run.
+  double copy_row(Context& ctx) {
+    if (copy_row_measured_) return copy_row_gb_per_s_;
+    copy_row_measured_ = true;
+    const std::string caller = ctx.variant();
+    ctx.set_variant("copy_row");
+    const dim3 b = ch02::kDefaultBlock;
+    Row& row = measure(ctx, fmt::format("{} block={}x{}", shape_.label(), b.x, b.y), Expect::kCopy,
+                       [](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t s) {
+                         ch02::launch_copy_row(in, out, r, c, s);
+                       });
+    set_global_model(row, model::tile_access(b.x, b.y, shape_.cols, sizeof(float), true),
+                     model::tile_access(b.x, b.y, shape_.cols, sizeof(float), true));
+    copy_row_gb_per_s_ = row.verified ? row.gb_per_s : kNaN;
+    add_ratios(ctx, row);
+    ctx.set_variant(caller);
+    return copy_row_gb_per_s_;
+  }
+
+  // Measures one variant; the returned row is valid until the next row is added.
+  Row& run(Context& ctx, const std::string& params, Expect expect, const Launch& launch) {
+    copy_row(ctx);  // first, so the reference row exists before this one
+    Row& row = measure(ctx, shape_.label() + (params.empty() ? "" : " " + params), expect, launch);
+    add_ratios(ctx, row);
+    return row;
+  }
+
+ private:
+  Row& measure(Context& ctx, const std::string& params, Expect expect, const Launch& launch) {
+    const std::vector<float>& expected = expect == Expect::kCopy ? host_in_ : transposed_;
+    return ctx.measure(
+        params, shape_.elements(), shape_.bytes_moved(),
+        [&](cudaStream_t s) { launch(in_.data(), out_.data(), shape_.rows, shape_.cols, s); },
+        [&] {
+          out_.download(got_.data(), got_.size());
+          return compare_exact(got_.data(), expected.data(), got_.size());
+        },
+        [&](cudaStream_t s) { out_.poison(s); });
+  }
+
+  void add_ratios(Context& ctx, Row& row) {
+    if (!row.verified) return;
+    const CopyCeiling& ceiling = ctx.copy_ceiling(shape_.matrix_bytes());
+    row.set("vs_copy_row", row.gb_per_s / copy_row_gb_per_s_);
+    row.set("vs_memcpy", row.gb_per_s / ceiling.memcpy_gb_per_s);
+  }
+
+  Shape shape_;
+  DeviceBuffer<float> in_, out_;
+  std::vector<float> host_in_, transposed_, got_;
+  bool copy_row_measured_ = false;
+  double copy_row_gb_per_s_ = kNaN;
+};
+
+// The process's Bench, created on first use (shape checked, matrices allocated and filled, reference
+// computed) and measured against the copy ceiling at the same matrix size.
+inline Bench& bench(Context& ctx) {
+  static std::unique_ptr<Bench> b;
+  if (!b) {
+    const Shape s = demo_shape(ctx);
+    b = std::make_unique<Bench>(s);
+    ctx.copy_ceiling(s.matrix_bytes());
+  }
+  return *b;
+}
+
+}  // namespace
+}  // namespace cml::transpose

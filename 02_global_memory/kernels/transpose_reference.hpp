@@ -1,0 +1,51 @@
+// The one CPU reference for every transpose in the suite (02_global_memory and 03_shared_memory, demos
+// and tests), and the input values they all use.
+//
+// Convention everywhere: `in` is a rows x cols matrix stored row-major; its transpose `out` is
+// cols x rows, also row-major:  out[c * rows + r] = in[r * cols + c].
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace cml::transpose {
+
+// Input element i: a distinct, finite float for every i < 1,065,353,216 (= 0x3F800000), so an element
+// that lands in the wrong place can never match by accident. Built from the bit pattern
+// 0x40000000 + i (2.0f and up, exponent below the NaN/Inf range); beyond that range the pattern repeats.
+// The poison value of DeviceBuffer::poison (all bits set, a NaN) is never an input value.
+inline float element_value(std::uint64_t i) {
+  constexpr std::uint64_t kDistinct = 0x3F800000u;
+  const std::uint32_t bits = 0x40000000u + static_cast<std::uint32_t>(i % kDistinct);
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+inline std::vector<float> make_input(std::size_t rows, std::size_t cols) {
+  std::vector<float> v(rows * cols);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = element_value(i);
+  return v;
+}
+
+// out[c * rows + r] = in[r * cols + c]. The loops walk 32 x 32 blocks only so that a 16384 x 16384
+// reference takes about a second instead of many (the plain double loop misses the cache on every
+// write); the result is the plain definition.
+inline void transpose_reference(const float* in, float* out, std::size_t rows, std::size_t cols) {
+  constexpr std::size_t kBlock = 32;
+  for (std::size_t r0 = 0; r0 < rows; r0 += kBlock)
+    for (std::size_t c0 = 0; c0 < cols; c0 += kBlock)
+      for (std::size_t r = r0; r < std::min(r0 + kBlock, rows); ++r)
+        for (std::size_t c = c0; c < std::min(c0 + kBlock, cols); ++c) out[c * rows + r] = in[r * cols + c];
+}
+
+inline std::vector<float> transpose_reference(const std::vector<float>& in, std::size_t rows, std::size_t cols) {
+  std::vector<float> out(rows * cols);
+  transpose_reference(in.data(), out.data(), rows, cols);
+  return out;
+}
+
+}  // namespace cml::transpose

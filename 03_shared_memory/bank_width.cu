@@ -1,0 +1,124 @@
+// bank_width: the legacy bank-size configuration API, and the rules for 8- and 16-byte accesses, measured.
+//
+// Shows: (1) cudaDeviceGetSharedMemConfig / cudaDeviceSetSharedMemConfig, the Kepler-era API that
+// switched shared memory between 4-byte and 8-byte banks. Both are deprecated but still declared in
+// CUDA 13.0 (compiled here with the deprecation warning silenced for those two calls only). On every GPU
+// since Maxwell the banks are 4 bytes wide and fixed: the query says 4 bytes, and asking for 8 bytes
+// succeeds and changes nothing (the query still says 4). (2) What replaced the 8-byte mode: wide loads
+// are split by the hardware. An 8-byte load is served a half-warp (16 lanes, 128 bytes) per wavefront and
+// a 16-byte load a quarter-warp (8 lanes) per wavefront, and conflicts count only inside those groups.
+// Rows (same kernel as bank_conflicts, verified before timing):
+//   w4  stride 1       1 wavefront                 w4 stride 2 (a float2's .x)      2 (2-way)
+//   w8  stride 1       2 (lanes 0 and 16 share banks but sit in different half-warps)
+//   w8  halves_mixed   the same 32 elements, but each half-warp gets elements i and i+16: 2-way, 4
+//   w8  stride 2       4      w8 stride 16  32      w8 broadcast   2 (one per half-warp in the model)
+//   w16 stride 1       4      w16 stride 2   8
+// Expected observation: the time of each row relative to w4 stride 1 (vs_w4_stride1) follows
+// model_wavefronts_per_req; w4, w8 and w16 at stride 1 deliver the same bytes per second (128 bytes per
+// wavefront), so wide loads gain nothing in bandwidth but save instructions; halves_mixed reads exactly
+// the bytes w8 stride 1 reads and takes about twice as long.
+// Run: build/bin/bank_width [--size LOADS_PER_THREAD] [--csv out.csv]
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "03_shared_memory/kernels/lane_pattern_bench.cuh"
+#include "common/harness.hpp"
+
+namespace {
+
+using namespace cml;
+using namespace cml::ch03;
+
+// The deprecated calls, isolated so the warning is silenced for them alone.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+cudaError_t legacy_get_bank_config(cudaSharedMemConfig* c) { return cudaDeviceGetSharedMemConfig(c); }
+cudaError_t legacy_set_bank_config(cudaSharedMemConfig c) { return cudaDeviceSetSharedMemConfig(c); }
+#pragma GCC diagnostic pop
+
+int bank_bytes(cudaSharedMemConfig c) { return c == cudaSharedMemBankSizeEightByte ? 8 : 4; }
+
+void legacy_config_api(Context& ctx) {
+  cudaSharedMemConfig before{}, after{};
+  CUDA_CHECK(legacy_get_bank_config(&before));
+  // Documented to do nothing on devices with a fixed bank size; whatever it returns is reported.
+  const cudaError_t set_result = legacy_set_bank_config(cudaSharedMemBankSizeEightByte);
+  if (set_result != cudaSuccess) (void)cudaGetLastError();
+  CUDA_CHECK(legacy_get_bank_config(&after));
+  const cudaError_t restore_result = legacy_set_bank_config(cudaSharedMemBankSizeDefault);
+  if (restore_result != cudaSuccess) (void)cudaGetLastError();
+
+  bool ok = ctx.check(compare_value(bank_bytes(before), 4, "bank bytes reported"), "4-byte banks");
+  ok = ctx.check(compare_value(bank_bytes(after), 4, "bank bytes after asking for 8"), "request has no effect") && ok;
+  ctx.add_row("query, set 8-byte, query", 1, ok)
+      .set("bank_bytes", bank_bytes(before))
+      .set("set_eight_byte_result", cudaGetErrorName(set_result))
+      .set("bank_bytes_after_set", bank_bytes(after));
+  ctx.note(fmt::format(
+      "cudaDeviceGetSharedMemConfig: {}-byte banks (compute capability {}.{}); cudaDeviceSetSharedMemConfig("
+      "EightByte) returned {} and the query still says {} bytes.",
+      bank_bytes(before), ctx.device().cc_major, ctx.device().cc_minor, cudaGetErrorName(set_result),
+      bank_bytes(after)));
+  ctx.note(
+      "Both calls are deprecated: only Kepler (CC 3.x) had configurable 8-byte banks. Since Maxwell a bank is 4 "
+      "bytes wide and 32 banks deliver 128 bytes per clock; wider loads are split into half- or quarter-warp "
+      "wavefronts instead (variant access_rules).");
+}
+
+LanePattern halves_mixed_pattern() {
+  // Lanes 0..15 get elements 0,16,1,17,...: every half-warp reads two elements per bank pair.
+  LanePattern p{"halves_mixed", {}};
+  for (int l = 0; l < 32; ++l) p.offsets[l] = (l % 2) * 16 + l / 2;
+  return p;
+}
+
+void access_rules(Context& ctx) {
+  struct Point {
+    unsigned width;
+    LanePattern pattern;
+  };
+  const Point points[] = {
+      {4, stride_pattern(1)},  {4, stride_pattern(2)},  {8, stride_pattern(1)},  {8, halves_mixed_pattern()},
+      {8, stride_pattern(2)},  {8, stride_pattern(16)}, {8, broadcast_pattern()}, {16, stride_pattern(1)},
+      {16, stride_pattern(2)},
+  };
+  PatternBench w4(ctx, 4, ctx.size()), w8(ctx, 8, ctx.size()), w16(ctx, 16, ctx.size());
+  double base_ms = 0.0;  // w4 stride 1, the first point
+  for (const auto& pt : points) {
+    PatternBench& bench = pt.width == 4 ? w4 : pt.width == 8 ? w8 : w16;
+    Row& row = bench.measure(pt.pattern, fmt::format("w{} {}", pt.width, pt.pattern.name));
+    const double wavefronts = pattern_model(pt.pattern, pt.width).wavefronts_per_request();
+    row.set("model_bytes_per_wavefront", 32.0 * pt.width / wavefronts);
+    if (!row.verified) continue;
+    if (base_ms == 0.0) base_ms = row.median_ms;
+    row.set("vs_w4_stride1", row.median_ms / base_ms);
+  }
+}
+
+Demo make_demo() {
+  Demo d;
+  d.name = "bank_width";
+  d.summary =
+      "The deprecated bank-size API (4-byte banks, fixed; asking for 8 changes nothing) and the 8-/16-byte\n"
+      "access rules measured. Expected: time relative to 4-byte stride 1 follows the model's wavefronts;\n"
+      "4-, 8- and 16-byte conflict-free loads deliver the same bytes per second.";
+  d.size_meaning = "shared loads per thread (multiple of 16)";
+  d.variants = {
+      {"legacy_config_api", "cudaDeviceGet/SetSharedMemConfig: query, request 8-byte banks, query again",
+       legacy_config_api},
+      {"access_rules", "4/8/16-byte loads: half- and quarter-warp wavefronts, measured", access_rules},
+  };
+  d.default_size = [](const DeviceInfo&) { return std::uint64_t{16384}; };
+  d.quick_size = 64;
+  d.device_bytes = [](std::uint64_t) { return 64e6; };
+  d.cold_by_default = false;
+  d.warmup_ms = 10.0;
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return cml::run_demo(make_demo(), argc, argv); }

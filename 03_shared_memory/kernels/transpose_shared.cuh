@@ -1,0 +1,320 @@
+// Matrix transposes through a shared-memory tile: a block reads a tile of the input along its rows
+// (coalesced), and writes it to the output along the output's rows (coalesced) by reading the tile down
+// its columns. Only the shared-memory side has to cope with the column walk, and banks decide its cost.
+//
+// Convention (02_global_memory/kernels/transpose_reference.hpp): `in` is rows x cols, row-major; `out` is
+// cols x rows: out[c * rows + r] = in[r * cols + c]. Every kernel handles any shape (edge tiles are
+// bounds-checked; the 64 x 64 float4 kernels fall back to 4-byte accesses where 16-byte ones cannot be used).
+#pragma once
+
+#include <cuda_pipeline.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "02_global_memory/kernels/transpose_global.cuh"
+#include "common/cuda_check.hpp"
+
+namespace cml::ch03 {
+
+// ---- 32 x 32 tiles: the three layouts of the tile in shared memory ------------------------------
+
+inline constexpr int kTile = 32;
+
+enum class TileLayout {
+  kUnpadded,  // tile[r][c] at r * 32 + c: a tile column sits in ONE bank (32-way conflict)
+  kPadded,    // tile[r][c] at r * 33 + c: one spare word per row moves each row one bank further
+  kSwizzled,  // tile[r][c] at r * 32 + (c ^ r): no spare words; column c of row r goes to bank c ^ r
+};
+
+// Word offset of tile element (r, c). Reading a tile column (fixed c, lanes r = 0..31) hits banks
+// c (unpadded: all the same), (r + c) % 32 (padded) and c ^ r (swizzled): 32 distinct banks in the last two.
+template <TileLayout kLayout>
+__host__ __device__ constexpr int tile_offset(int r, int c) {
+  if constexpr (kLayout == TileLayout::kPadded) return r * (kTile + 1) + c;
+  else if constexpr (kLayout == TileLayout::kSwizzled) return r * kTile + (c ^ r);
+  else return r * kTile + c;
+}
+
+template <TileLayout kLayout>
+inline constexpr int kTileWords = kLayout == TileLayout::kPadded ? kTile * (kTile + 1) : kTile * kTile;
+
+// ---- 64 x 64 tiles moved as float4 (16 bytes per access) ----------------------------------------
+
+inline constexpr int kWide = 64;                          // tile side, in floats
+inline constexpr int kWideThreads = 256;                  // threads per block
+inline constexpr int kChunks = kWide / 4;                 // 16-byte chunks per tile row (16)
+inline constexpr int kWidePasses = kWide * kChunks / kWideThreads;  // float4s each thread moves (4)
+
+// Word offset of element (r, c) of a 64 x 64 tile. Chunk c / 4 of row r is stored at chunk position
+// (c / 4) ^ ((r / 4) % 8). Why: phase 2 reads one chunk from each of 8 rows 4 apart in one shared-memory
+// wavefront (16-byte accesses are served 8 lanes at a time). Unswizzled, a 256-byte row puts chunk j of
+// every row in the same 4 banks (8-way conflict); swizzled, the 8 rows use 8 different chunk positions,
+// i.e. all 32 banks. Padding cannot do this: 16-byte accesses need 16-byte-aligned rows, and the smallest
+// such pad (4 words) moves rows 4 apart by 16 banks, so the 8 rows still share 2 groups of 4 banks.
+__host__ __device__ constexpr int wide_offset(int r, int c) {
+  return r * kWide + (((c >> 2) ^ ((r >> 2) & 7)) << 2) + (c & 3);
+}
+
+// Phase 1 (global -> shared), pass k: thread t moves chunk load_chunk(t) of tile row load_row(t, k).
+// A warp reads two 256-byte row segments per pass.
+__host__ __device__ constexpr int load_row(int t, int k) { return t / kChunks + (kWideThreads / kChunks) * k; }
+__host__ __device__ constexpr int load_chunk(int t) { return t % kChunks; }
+
+// Phase 2 (shared -> global): thread t owns the 4 x 4 block of tile rows block_row(t) .. + 3 and chunk
+// block_chunk(t). Transposed in registers, it becomes 16 bytes of each of 4 output rows; lanes 0..15 write
+// 256 contiguous bytes of one output row, lanes 16..31 of the next chunk's row.
+__host__ __device__ constexpr int block_row(int t) { return 4 * (t % kChunks); }
+__host__ __device__ constexpr int block_chunk(int t) { return t / kChunks; }
+
+namespace {
+
+using ch02::BlockOrder;
+using ch02::TileGrid;
+using ch02::TileIndex;
+using ch02::tile_of;
+
+// ---- 32 x 32 tiled transposes ---------------------------------------------------------------------
+// A block of 32 x kBlockRows threads moves one 32 x 32 tile; each thread moves 32 / kBlockRows elements
+// (1 with 32 x 32 threads, 4 with 32 x 8). All of a thread's loads are issued before the barrier.
+template <TileLayout kLayout, int kBlockRows>
+__global__ void __launch_bounds__(kTile* kBlockRows)
+    transpose_tiled_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
+                           std::size_t cols, TileGrid g) {
+  __shared__ float tile[kTileWords<kLayout>];
+  const TileIndex t = tile_of<BlockOrder::kRowMajor>(blockIdx.x, g.tiles_x, g.tiles_y);
+  const std::size_t r0 = std::size_t{t.y} * kTile, c0 = std::size_t{t.x} * kTile;
+  const int x = threadIdx.x;
+
+  // Lane x reads input (r0 + y, c0 + x): a row, coalesced; it writes tile row y: conflict-free in all layouts.
+#pragma unroll
+  for (int k = 0; k < kTile / kBlockRows; ++k) {
+    const int y = threadIdx.y + k * kBlockRows;
+    if (r0 + y < rows && c0 + x < cols) tile[tile_offset<kLayout>(y, x)] = in[(r0 + y) * cols + c0 + x];
+  }
+  // Every element of the tile is read by a different thread than the one that wrote it.
+  __syncthreads();
+  // Output row c0 + y is input column c0 + y; lane x writes its element r0 + x: coalesced. The element
+  // comes from tile column y, walked by the lanes: this is where the layouts differ.
+#pragma unroll
+  for (int k = 0; k < kTile / kBlockRows; ++k) {
+    const int y = threadIdx.y + k * kBlockRows;
+    if (c0 + y < cols && r0 + x < rows) out[(c0 + y) * rows + r0 + x] = tile[tile_offset<kLayout>(x, y)];
+  }
+}
+
+// ---- 64 x 64 float4 transposes ----------------------------------------------------------------------
+
+// Where a 64 x 64 tile starts, and whether it can use 16-byte accesses: it must lie wholly inside the
+// matrix, and float4 addresses must be 16-byte aligned (both sides a multiple of 4, aligned pointers).
+struct WideTile {
+  std::size_t r0 = 0, c0 = 0;
+  bool vector = false;
+};
+
+__device__ __forceinline__ WideTile wide_tile(unsigned id, TileGrid g, std::size_t rows, std::size_t cols,
+                                              bool aligned) {
+  const TileIndex t = tile_of<BlockOrder::kRowMajor>(id, g.tiles_x, g.tiles_y);
+  WideTile w;
+  w.r0 = std::size_t{t.y} * kWide;
+  w.c0 = std::size_t{t.x} * kWide;
+  w.vector = aligned && w.r0 + kWide <= rows && w.c0 + kWide <= cols;
+  return w;
+}
+
+// Phase 1, vector path: four 16-byte loads per thread, all in flight before the first shared store.
+__device__ __forceinline__ void load_tile_vec4(const float* __restrict__ in, std::size_t cols, const WideTile& w,
+                                               float* tile) {
+  const int t = threadIdx.x;
+  float4 v[kWidePasses];
+#pragma unroll
+  for (int k = 0; k < kWidePasses; ++k)
+    v[k] = *reinterpret_cast<const float4*>(&in[(w.r0 + load_row(t, k)) * cols + w.c0 + 4 * load_chunk(t)]);
+#pragma unroll
+  for (int k = 0; k < kWidePasses; ++k)
+    *reinterpret_cast<float4*>(&tile[wide_offset(load_row(t, k), 4 * load_chunk(t))]) = v[k];
+}
+
+// Phase 1 with cp.async (sm_80+): each 16-byte chunk goes from global memory to shared memory without
+// passing through registers, so the thread issues all four and moves on. Completion is awaited with
+// __pipeline_wait_prior and made visible to the block by the next __syncthreads.
+__device__ __forceinline__ void load_tile_async(const float* __restrict__ in, std::size_t cols, const WideTile& w,
+                                                float* tile) {
+  const int t = threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < kWidePasses; ++k)
+    __pipeline_memcpy_async(&tile[wide_offset(load_row(t, k), 4 * load_chunk(t))],
+                            &in[(w.r0 + load_row(t, k)) * cols + w.c0 + 4 * load_chunk(t)], sizeof(float4));
+}
+
+// Phase 1, scalar path (edge tiles, unaligned matrices): lane = column, each element bounds-checked.
+__device__ __forceinline__ void load_tile_scalar(const float* __restrict__ in, std::size_t rows, std::size_t cols,
+                                                 const WideTile& w, float* tile) {
+  const int c = threadIdx.x % kWide;
+#pragma unroll 4
+  for (int r = threadIdx.x / kWide; r < kWide; r += kWideThreads / kWide)
+    if (w.r0 + r < rows && w.c0 + c < cols) tile[wide_offset(r, c)] = in[(w.r0 + r) * cols + w.c0 + c];
+}
+
+// Phase 2, vector path: read a 4 x 4 block as four 16-byte tile rows, transpose it in registers, and
+// write four 16-byte pieces of four consecutive output rows.
+__device__ __forceinline__ void store_tile_vec4(const float* tile, float* __restrict__ out, std::size_t rows,
+                                                const WideTile& w) {
+  const int t = threadIdx.x, br = block_row(t), bc = block_chunk(t);
+  float4 a[4];  // a[k] = input row r0 + br + k, input columns c0 + 4 bc .. + 3
+#pragma unroll
+  for (int k = 0; k < 4; ++k) a[k] = *reinterpret_cast<const float4*>(&tile[wide_offset(br + k, 4 * bc)]);
+  // Output row c0 + 4 bc + m (input column) takes component m of each a[k], at output columns r0 + br + k.
+  float* o = out + (w.c0 + 4 * bc) * rows + w.r0 + br;
+  *reinterpret_cast<float4*>(o) = make_float4(a[0].x, a[1].x, a[2].x, a[3].x);
+  *reinterpret_cast<float4*>(o + rows) = make_float4(a[0].y, a[1].y, a[2].y, a[3].y);
+  *reinterpret_cast<float4*>(o + 2 * rows) = make_float4(a[0].z, a[1].z, a[2].z, a[3].z);
+  *reinterpret_cast<float4*>(o + 3 * rows) = make_float4(a[0].w, a[1].w, a[2].w, a[3].w);
+}
+
+// Phase 2, scalar path: lane = output column (input row), each element bounds-checked.
+__device__ __forceinline__ void store_tile_scalar(const float* tile, float* __restrict__ out, std::size_t rows,
+                                                  std::size_t cols, const WideTile& w) {
+  const int r = threadIdx.x % kWide;
+#pragma unroll 4
+  for (int c = threadIdx.x / kWide; c < kWide; c += kWideThreads / kWide)
+    if (w.c0 + c < cols && w.r0 + r < rows) out[(w.c0 + c) * rows + w.r0 + r] = tile[wide_offset(r, c)];
+}
+
+// One 64 x 64 tile per block: load, barrier, store. 16 KB of shared memory per block.
+__global__ void __launch_bounds__(kWideThreads)
+    transpose_tile64_vec4_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
+                                 std::size_t cols, TileGrid g, bool aligned) {
+  __shared__ __align__(16) float tile[kWide * kWide];
+  const WideTile w = wide_tile(blockIdx.x, g, rows, cols, aligned);  // the same for the whole block
+  if (w.vector) load_tile_vec4(in, cols, w, tile);
+  else load_tile_scalar(in, rows, cols, w, tile);
+  __syncthreads();
+  if (w.vector) store_tile_vec4(tile, out, rows, w);
+  else store_tile_scalar(tile, out, rows, cols, w);
+}
+
+// Persistent blocks with two tile buffers: while a block writes tile i from one buffer, cp.async is
+// already filling the other with tile i + gridDim.x, so every block keeps loads in flight all the time
+// instead of only between its barriers. 32 KB of shared memory per block.
+__device__ __forceinline__ void fetch_tile(const float* __restrict__ in, std::size_t rows, std::size_t cols,
+                                           const WideTile& w, float* tile) {
+  if (w.vector) load_tile_async(in, cols, w, tile);
+  else load_tile_scalar(in, rows, cols, w, tile);  // synchronous; visible after the next barrier
+}
+
+__global__ void __launch_bounds__(kWideThreads, 6)
+    transpose_tile64_async_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
+                                  std::size_t cols, TileGrid g, bool aligned) {
+  __shared__ __align__(16) float tiles[2][kWide * kWide];
+  const unsigned count = g.blocks();
+  unsigned id = blockIdx.x;  // the launcher never starts more blocks than tiles
+  int buf = 0;
+  fetch_tile(in, rows, cols, wide_tile(id, g, rows, cols, aligned), tiles[0]);
+  __pipeline_commit();
+  for (; id < count; id += gridDim.x) {
+    const unsigned next = id + gridDim.x;
+    if (next < count) fetch_tile(in, rows, cols, wide_tile(next, g, rows, cols, aligned), tiles[buf ^ 1]);
+    // Commit even when nothing was fetched, so "all groups but the newest" is always this tile's group.
+    __pipeline_commit();
+    __pipeline_wait_prior(1);
+    __syncthreads();  // every thread's copies of tile `id` have landed
+    const WideTile w = wide_tile(id, g, rows, cols, aligned);
+    if (w.vector) store_tile_vec4(tiles[buf], out, rows, w);
+    else store_tile_scalar(tiles[buf], out, rows, cols, w);
+    __syncthreads();  // tiles[buf] is refilled by the next iteration's fetch
+    buf ^= 1;
+  }
+}
+
+// ---- Launchers --------------------------------------------------------------------------------------
+
+template <TileLayout kLayout, int kBlockRows>
+void launch_transpose_tiled(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
+  static_assert(kTile % kBlockRows == 0, "the block's rows must divide the tile");
+  if (rows == 0 || cols == 0) return;
+  const TileGrid g = ch02::tile_grid(cols, rows, kTile, kTile);
+  transpose_tiled_kernel<kLayout, kBlockRows><<<g.blocks(), dim3(kTile, kBlockRows), 0, s>>>(in, out, rows, cols, g);
+  CUDA_CHECK_LAUNCH();
+}
+
+inline void launch_transpose_tiled_unpadded(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                            cudaStream_t s) {
+  launch_transpose_tiled<TileLayout::kUnpadded, kTile>(in, out, rows, cols, s);
+}
+inline void launch_transpose_tiled_padded(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                          cudaStream_t s) {
+  launch_transpose_tiled<TileLayout::kPadded, kTile>(in, out, rows, cols, s);
+}
+inline void launch_transpose_tiled_swizzled(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                            cudaStream_t s) {
+  launch_transpose_tiled<TileLayout::kSwizzled, kTile>(in, out, rows, cols, s);
+}
+// 32 x 8 threads per 32 x 32 tile, four elements per thread, padded.
+inline constexpr int kMultiRows = 8;
+inline void launch_transpose_tiled_multi(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                         cudaStream_t s) {
+  launch_transpose_tiled<TileLayout::kPadded, kMultiRows>(in, out, rows, cols, s);
+}
+
+// 16-byte accesses need both sides a multiple of 4 floats and 16-byte aligned pointers (cudaMalloc gives
+// 256); otherwise every tile takes the scalar path, still exact.
+inline bool vec4_aligned(const float* in, const float* out, std::size_t rows, std::size_t cols) {
+  return rows % 4 == 0 && cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+}
+
+// Asks for the largest shared-memory carveout once per kernel: 8 blocks of 16 KB (or 6 of 32 KB) per SM
+// need more than a smaller default split between L1 and shared memory would leave. These kernels get
+// nothing from L1: every global byte they load is used once, from shared memory.
+template <auto kKernel>
+void prefer_shared() {
+  static const bool done = [] {
+    CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    cudaSharedmemCarveoutMaxShared));
+    return true;
+  }();
+  (void)done;
+}
+
+inline void launch_transpose_tile64_vec4(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                         cudaStream_t s) {
+  if (rows == 0 || cols == 0) return;
+  prefer_shared<transpose_tile64_vec4_kernel>();
+  const TileGrid g = ch02::tile_grid(cols, rows, kWide, kWide);
+  transpose_tile64_vec4_kernel<<<g.blocks(), kWideThreads, 0, s>>>(in, out, rows, cols, g,
+                                                                   vec4_aligned(in, out, rows, cols));
+  CUDA_CHECK_LAUNCH();
+}
+
+// Persistent grid: as many blocks as fit on the GPU at once (never more than tiles). `max_blocks` > 0
+// caps it further; the tests use it to make each block walk many tiles through both buffers.
+inline void launch_transpose_tile64_async(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                          cudaStream_t s, unsigned max_blocks = 0) {
+  if (rows == 0 || cols == 0) return;
+  prefer_shared<transpose_tile64_async_kernel>();
+  const TileGrid g = ch02::tile_grid(cols, rows, kWide, kWide);
+  // Blocks resident at once on the current device, computed once per device (the occupancy query costs
+  // host time that would show in the timing of small matrices).
+  static int cached_device = -1;
+  static unsigned resident = 0;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  if (device != cached_device) {
+    int sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, transpose_tile64_async_kernel, kWideThreads, 0));
+    resident = static_cast<unsigned>(std::max(1, sms * per_sm));
+    cached_device = device;
+  }
+  unsigned blocks = std::min(g.blocks(), resident);
+  if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
+  transpose_tile64_async_kernel<<<blocks, kWideThreads, 0, s>>>(in, out, rows, cols, g,
+                                                                vec4_aligned(in, out, rows, cols));
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+}  // namespace cml::ch03

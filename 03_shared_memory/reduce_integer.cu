@@ -1,0 +1,174 @@
+// reduce_integer: the book's reduction ladder, a fast kernel, and CUB, against the copy ceiling.
+//
+// Shows: the sum of n unsigned integers (values 0..255, so every total is exact; 64-bit totals) computed
+// by each rung of the book's ladder and by two baselines from CUB (shipped with the toolkit):
+//   gmem_neighbored    in place in global memory, pairs (2i, 2i+stride): divergent, 8 barriers (ch.3)
+//   gmem_interleaved   in place in global memory, pairs (i, i+stride); last warp folded with __syncwarp
+//   smem               the interleaved tree in shared memory: global memory read once, never written
+//   smem_unroll4       each block adds four blocks' worth while loading: 4 loads in flight, 1/4 the blocks
+//   smem_unroll4_dyn   the same with dynamic shared memory (same code otherwise: same time)
+//   shfl               warp shuffles (__shfl_xor_sync, full mask) instead of the shared-memory tree
+//   vec4_shfl          the fast one: 16-byte loads, 4 in flight per thread, grid-stride over one wave of
+//                      blocks sized to this GPU, 64-bit accumulators, shuffles, one atomicAdd per block
+//   vec4_cub_block     the same loads with cub::BlockReduce for the block-wide step
+//   cub_device_reduce  cub::DeviceReduce::Sum (two kernels, writes the total)
+// Every launch computes the complete total from scratch (the atomic rungs zero it first, inside the timed
+// launch). Bandwidth = n * 4 bytes (input read once) / time; vs_ceiling = that / the copy ceiling measured
+// in this run (ctx.copy_ceiling().best(): cudaMemcpy D2D or the suite's copy kernel, read + write bytes);
+// vs_cub = that / cub_device_reduce's. The in-place rungs reduce a zero-padded scratch copy of the input
+// (restored before the verified launch; the timed launches reduce whatever the previous launch left,
+// which is the same work). Every total is checked against the CPU sum before it is timed.
+// Expected observation: each rung is faster than the one above it down to shfl; vec4_shfl reaches >= 0.9x
+// the copy ceiling and >= 0.9x cub_device_reduce (vs_ceiling, vs_cub columns); vec4_cub_block times the
+// same as vec4_shfl (the block-wide step is not what limits a reduction).
+// Run: build/bin/reduce_integer [--size N] [--variant vec4_shfl] [--csv out.csv]
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "03_shared_memory/kernels/reduce.cuh"
+#include "common/harness.hpp"
+
+namespace {
+
+using namespace cml;
+using namespace cml::ch03;
+
+struct Buffers {
+  std::size_t n = 0;
+  Sum expected = 0;
+  DeviceBuffer<unsigned> in;
+  DeviceBuffer<unsigned> scratch;  // for the in-place rungs, zero-padded to whole blocks
+  DeviceBuffer<Sum> total;
+};
+
+Buffers& buffers(Context& ctx) {
+  static std::unique_ptr<Buffers> b;
+  if (!b || b->n != ctx.size()) {
+    b = std::make_unique<Buffers>();
+    b->n = static_cast<std::size_t>(ctx.size());
+    const auto host = reduce_input(b->n);
+    b->expected = reduce_cpu(host);
+    b->in = DeviceBuffer<unsigned>(b->n);
+    b->in.upload(host);
+    b->scratch = DeviceBuffer<unsigned>(inplace_scratch_elems(b->n));
+    b->scratch.fill_bytes(0, ctx.stream());
+    b->total = DeviceBuffer<Sum>(1);
+  }
+  return *b;
+}
+
+VerifyResult check_total(const Buffers& b) {
+  Sum got = 0;
+  b.total.download(&got, 1);
+  return compare_value(got, b.expected, "total");
+}
+
+// cub::DeviceReduce::Sum, verified and timed once per process: the vs_cub reference of every row.
+struct CubBaseline {
+  bool ok = false;
+  Timing timing;
+  double gb_per_s = 0.0;
+};
+
+const CubBaseline& cub_baseline(Context& ctx) {
+  static std::unique_ptr<CubBaseline> c;
+  if (c) return *c;
+  c = std::make_unique<CubBaseline>();
+  Buffers& b = buffers(ctx);
+  CubDeviceSum cub(b.in.data(), b.total.data(), b.n);
+  const auto launch = [&](cudaStream_t s) { cub.launch(s); };
+  b.total.poison(ctx.stream());
+  launch(ctx.stream());
+  CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+  c->ok = ctx.check(check_total(b), "cub::DeviceReduce::Sum");
+  if (c->ok) {
+    c->timing = ctx.time(launch);
+    c->gb_per_s = gb_per_s(static_cast<double>(b.n) * sizeof(unsigned), c->timing.stats.median);
+  }
+  return *c;
+}
+
+void add_ratios(Context& ctx, Row& row) {
+  if (!row.verified) return;
+  row.set("vs_ceiling", row.gb_per_s / ctx.copy_ceiling().best());
+  const CubBaseline& cub = cub_baseline(ctx);
+  if (cub.ok) row.set("vs_cub", row.gb_per_s / cub.gb_per_s);
+}
+
+using Launch = void (*)(const unsigned*, std::size_t, Sum*, cudaStream_t);
+using InPlaceLaunch = void (*)(unsigned*, std::size_t, Sum*, cudaStream_t);
+
+void rung(Context& ctx, Launch launch) {
+  Buffers& b = buffers(ctx);
+  const double bytes = static_cast<double>(b.n) * sizeof(unsigned);
+  Row& row = ctx.measure(
+      "", b.n, bytes, [&](cudaStream_t s) { launch(b.in.data(), b.n, b.total.data(), s); },
+      [&] { return check_total(b); }, [&](cudaStream_t s) { b.total.poison(s); });
+  add_ratios(ctx, row);
+}
+
+void in_place_rung(Context& ctx, InPlaceLaunch launch) {
+  Buffers& b = buffers(ctx);
+  const double bytes = static_cast<double>(b.n) * sizeof(unsigned);
+  Row& row = ctx.measure(
+      "", b.n, bytes, [&](cudaStream_t s) { launch(b.scratch.data(), b.n, b.total.data(), s); },
+      [&] { return check_total(b); },
+      [&](cudaStream_t s) {
+        // Restore the input; the zero padding past n is never changed by the kernels.
+        CUDA_CHECK(cudaMemcpyAsync(b.scratch.data(), b.in.data(), b.n * sizeof(unsigned), cudaMemcpyDeviceToDevice, s));
+        b.total.poison(s);
+      });
+  add_ratios(ctx, row);
+}
+
+void cub_device_reduce(Context& ctx) {
+  const CubBaseline& cub = cub_baseline(ctx);
+  const Buffers& b = buffers(ctx);
+  if (!cub.ok) {
+    ctx.add_row("", b.n, false);
+    return;
+  }
+  Row& row = ctx.add_timed_row("", b.n, static_cast<double>(b.n) * sizeof(unsigned), cub.timing, true);
+  add_ratios(ctx, row);
+}
+
+Demo make_demo() {
+  Demo d;
+  d.name = "reduce_integer";
+  d.summary =
+      "Integer sum: the book's ladder (global in place, shared, unrolled, dynamic shared, warp shuffle), a\n"
+      "fast vectorized kernel, CUB BlockReduce and DeviceReduce; bandwidth = input bytes read once.\n"
+      "Expected: the fast kernel reaches >= 0.9x the copy ceiling and >= 0.9x cub::DeviceReduce.";
+  d.size_meaning = "unsigned integers to sum (default 8x L2 bytes / 4)";
+  d.variants = {
+      {"gmem_neighbored", "in place in global memory, neighbored pairs (book ch.3)",
+       [](Context& c) { in_place_rung(c, launch_reduce_gmem_neighbored); }},
+      {"gmem_interleaved", "in place in global memory, interleaved pairs, last warp with __syncwarp",
+       [](Context& c) { in_place_rung(c, launch_reduce_gmem_interleaved); }},
+      {"smem", "shared-memory tree, one element per thread", [](Context& c) { rung(c, launch_reduce_smem); }},
+      {"smem_unroll4", "shared-memory tree, 4 elements per thread while loading",
+       [](Context& c) { rung(c, launch_reduce_smem_unroll); }},
+      {"smem_unroll4_dyn", "the same with dynamic shared memory",
+       [](Context& c) { rung(c, launch_reduce_smem_unroll_dyn); }},
+      {"shfl", "warp shuffles (__shfl_xor_sync, full mask), one shared word per warp",
+       [](Context& c) { rung(c, launch_reduce_shfl); }},
+      {"vec4_shfl", "16-byte loads x4 in flight, grid-stride, 64-bit sums, shuffles, 1 atomic/block",
+       [](Context& c) { rung(c, launch_reduce_vec4); }},
+      {"vec4_cub_block", "the same loads, cub::BlockReduce for the block step",
+       [](Context& c) { rung(c, launch_reduce_vec4_cub_block); }},
+      {"cub_device_reduce", "cub::DeviceReduce::Sum", cub_device_reduce},
+  };
+  d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(unsigned); };
+  d.quick_size = 65539;  // odd (tails exercised in the smoke run too) and small: racecheck is slow
+  // Input + scratch, the copy ceiling's two buffers of 8x L2 and the L2 flush buffer (about 1 GB at most).
+  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 1.2e9; };
+  d.warmup_ms = 30.0;
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return cml::run_demo(make_demo(), argc, argv); }

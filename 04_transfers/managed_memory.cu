@@ -1,0 +1,301 @@
+// managed_memory: unified (managed) memory, where its pages live, and what moving them costs.
+//
+// Shows: a __managed__ variable used by host and device code with no copies; a kernel on GPU-resident
+// managed pages (`resident`, the floor); then the CPU and the GPU taking turns on the same data, one round =
+// the CPU's turn (a host loop over every word) + the GPU's turn (a kernel over every word), with the data
+// handed over in different ways:
+//   on_demand               nothing: the GPU's first touch of each CPU-resident page faults and migrates it,
+//                           the CPU's next touch faults it back
+//   prefetch                cudaMemPrefetchAsync to the GPU before the kernel and back to the CPU after it
+//   preferred_location_cpu  cudaMemAdvise PreferredLocation = CPU + AccessedBy = GPU: pages stay in host
+//                           memory and the kernel reads and writes them across PCIe (no migration)
+//   explicit_copy           no managed memory: pinned buffer + cudaMemcpyAsync both ways (the reference)
+//   read_default / read_mostly  both sides only READ (CPU sums, GPU copies out); with cudaMemAdviseSetReadMostly
+//                           each side keeps a read-only copy, so after the first round nothing moves
+// Timing: wall clock per round (cml::time_host; the CPU's turn is host work), median of the rounds; the
+// GPU's turn is split into its steps with events (columns <step>_ms), the CPU's turn is cpu_phase_ms.
+// Every strategy is verified after one round and again after all timed rounds (each word = its initial
+// value + 2 per round, or unchanged for the read strategies).
+// Never allocates more managed memory than half of what cudaMemGetInfo reports free.
+// EXPECTED OBSERVATION: the on_demand kernel step (faulting pages over) is several times slower than the
+// prefetch_to_gpu step moving the same bytes, which runs near pinned-copy bandwidth; the CPU's turn after
+// on_demand is also slower (it faults the pages back); prefetch ends up close to explicit_copy; read_mostly
+// rounds approach resident kernel time plus the CPU sum, while read_default keeps paying migrations
+// (unless the driver duplicates pages on its own, which the numbers then show).
+// Run: build/bin/managed_memory [--size 256M] [--variant on_demand --variant prefetch]
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "04_transfers/kernels/host_buffers.hpp"
+#include "04_transfers/kernels/managed.cuh"
+#include "04_transfers/kernels/pointer_facts.hpp"
+#include "04_transfers/kernels/transfer_kernels.cuh"
+#include "common/harness.hpp"
+
+namespace {
+
+using namespace cml;
+using namespace cml::ch04;
+
+constexpr std::uint32_t kSeed = 5;
+constexpr int kMaxRounds = 10;  // rounds move the whole buffer twice: fewer samples than the default 20
+
+// Never ask for more managed memory than the device has free (half of it: the demo has other buffers) or
+// than the host can take back when the pages migrate to it.
+void require_fits(std::size_t bytes) {
+  std::size_t free_b = 0, total_b = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  const std::uint64_t host = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  if (bytes > free_b / 2 || bytes > host / 4)
+    throw CliError(fmt::format("--size {}: more than half of the free device memory ({}) or a quarter of host memory",
+                               format_bytes(static_cast<double>(bytes)), format_bytes(static_cast<double>(free_b))));
+}
+
+void require_concurrent_managed(const Context& ctx) {
+  if (!ctx.device().concurrent_managed)
+    throw Waived("needs concurrentManagedAccess (prefetch and advice target a GPU only with it)");
+}
+
+// ---- __managed__ -----------------------------------------------------------------------------------------
+
+void managed_variable(Context& ctx) {
+  for (int i = 0; i < kManagedCount; ++i) m_values[i] = i;  // plain host code writing the managed symbol
+  m_bias = 7;
+  launch_managed_variable(ctx.stream());
+  // The host may touch managed data again only once the kernel is done.
+  CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+  std::vector<int> got(m_values, m_values + kManagedCount), want(kManagedCount);
+  for (int i = 0; i < kManagedCount; ++i) want[i] = 2 * i + 7;
+  bool ok = ctx.check(compare_exact(got, want), "m_values[i] = 2 i + m_bias");
+  const PointerFacts f = query_pointer(m_values);
+  ok = ctx.check(compare_value(static_cast<int>(f.type), static_cast<int>(cudaMemoryTypeManaged), "pointer type"),
+                 "m_values is managed") &&
+       ok;
+  ctx.add_row("m_values", kManagedCount, ok).set("type", to_string(f.type));
+}
+
+// ---- Kernel on GPU-resident pages (the floor) ----------------------------------------------------------
+
+void resident(Context& ctx) {
+  const std::size_t bytes = ctx.size();
+  const std::size_t n = bytes / sizeof(std::uint32_t);
+  require_fits(bytes);
+  cudaStream_t s = ctx.stream();
+  ManagedBuffer<std::uint32_t> m(n);
+  fill_pattern_host(m.data(), n, kSeed);
+  if (ctx.device().concurrent_managed) prefetch_to(m.data(), bytes, ctx.device().ordinal, s);
+  launch_increment_words(m.data(), n, s);
+  // Checked on the device: reading on the CPU would pull the pages back.
+  if (!ctx.check(check_pattern_on_device(m.data(), n, kSeed, s, 1), "pattern + 1")) {
+    ctx.add_row("", bytes, false);
+    return;
+  }
+  const Timing t = ctx.time([&](cudaStream_t st) { launch_increment_words(m.data(), n, st); });
+  ctx.add_timed_row("", bytes, 2.0 * static_cast<double>(bytes), t, true);
+}
+
+// ---- CPU and GPU in turn -------------------------------------------------------------------------------
+
+struct Step {
+  std::string name;
+  std::function<void(cudaStream_t)> run;
+};
+
+// One way of handing the data back and forth. cpu: the CPU's turn; gpu: the GPU's turn as timed steps;
+// check(rounds): are the data right after `rounds` complete rounds?
+struct Strategy {
+  std::function<void()> cpu;
+  std::vector<Step> gpu;
+  std::function<VerifyResult(std::uint32_t rounds)> check;
+};
+
+void cpu_increment(std::uint32_t* p, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) p[i] += 1u;
+}
+
+void run_rounds(Context& ctx, Strategy& st, std::size_t bytes) {
+  cudaStream_t s = ctx.stream();
+  std::vector<Event> events(st.gpu.size() + 1);
+  std::vector<double> cpu_ms;
+  std::vector<std::vector<double>> step_ms(st.gpu.size());
+  std::uint32_t rounds = 0;
+  auto round = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    st.cpu();
+    cpu_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    events[0].record(s);
+    for (std::size_t k = 0; k < st.gpu.size(); ++k) {
+      st.gpu[k].run(s);
+      events[k + 1].record(s);
+    }
+    events.back().synchronize();
+    for (std::size_t k = 0; k < st.gpu.size(); ++k) step_ms[k].push_back(events[k + 1].elapsed_ms_since(events[k]));
+    ++rounds;
+  };
+
+  round();
+  if (!ctx.check(st.check(rounds), "after one round")) {
+    ctx.add_row("", bytes, false);
+    return;
+  }
+  TimingOptions o = ctx.timing_options();
+  if (!ctx.options().reps) o.reps = std::min(o.reps, kMaxRounds);
+  const Timing t = time_host(round, o);
+  // Still right after every round the timing ran?
+  const bool ok = ctx.check(st.check(rounds), fmt::format("after {} rounds", rounds));
+
+  // The timed rounds are the last o.reps of each series (the others were warm-up).
+  auto median_of_timed = [&](const std::vector<double>& v) {
+    return summarize(std::vector<double>(v.end() - std::min<std::size_t>(v.size(), o.reps), v.end())).median;
+  };
+  Row& r = ctx.add_timed_row("", bytes, 0.0, t, ok);
+  r.set("cpu_phase_ms", median_of_timed(cpu_ms));
+  double gpu_total = 0.0;
+  for (std::size_t k = 0; k < st.gpu.size(); ++k) {
+    const double ms = median_of_timed(step_ms[k]);
+    gpu_total += ms;
+    r.set(st.gpu[k].name + "_ms", ms);
+  }
+  r.set("gpu_phase_ms", gpu_total);
+  r.set("gpu_phase_gb_per_s", gb_per_s(static_cast<double>(bytes), gpu_total));
+}
+
+// The write ping-pong on a managed buffer: CPU +1, GPU +1, so after r rounds every word is pattern + 2r.
+void managed_ping_pong(Context& ctx, const std::function<void(std::uint32_t*, std::size_t)>& setup,
+                       const std::function<std::vector<Step>(std::uint32_t*, std::size_t)>& gpu_steps) {
+  const std::size_t bytes = ctx.size();
+  const std::size_t n = bytes / sizeof(std::uint32_t);
+  require_fits(bytes);
+  ManagedBuffer<std::uint32_t> m(n);
+  if (setup) setup(m.data(), bytes);
+  fill_pattern_host(m.data(), n, kSeed);  // first touch by the CPU: the pages start in host memory
+  Strategy st;
+  st.cpu = [&] { cpu_increment(m.data(), n); };
+  st.gpu = gpu_steps(m.data(), n);
+  st.check = [&](std::uint32_t rounds) {
+    return check_pattern_on_device(m.data(), n, kSeed, ctx.stream(), 2u * rounds);
+  };
+  run_rounds(ctx, st, bytes);
+}
+
+void on_demand(Context& ctx) {
+  managed_ping_pong(ctx, nullptr, [](std::uint32_t* p, std::size_t n) {
+    return std::vector<Step>{{"kernel_with_faults", [=](cudaStream_t s) { launch_increment_words(p, n, s); }}};
+  });
+}
+
+void prefetch(Context& ctx) {
+  require_concurrent_managed(ctx);
+  const int dev = ctx.device().ordinal;
+  managed_ping_pong(ctx, nullptr, [dev](std::uint32_t* p, std::size_t n) {
+    const std::size_t bytes = n * sizeof(std::uint32_t);
+    return std::vector<Step>{
+        {"prefetch_to_gpu", [=](cudaStream_t s) { prefetch_to(p, bytes, dev, s); }},
+        {"kernel", [=](cudaStream_t s) { launch_increment_words(p, n, s); }},
+        {"prefetch_to_cpu", [=](cudaStream_t s) { prefetch_to(p, bytes, cudaCpuDeviceId, s); }},
+    };
+  });
+}
+
+void preferred_location_cpu(Context& ctx) {
+  require_concurrent_managed(ctx);
+  const int dev = ctx.device().ordinal;
+  managed_ping_pong(
+      ctx,
+      [dev](std::uint32_t* p, std::size_t bytes) {
+        advise(p, bytes, cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId);
+        advise(p, bytes, cudaMemAdviseSetAccessedBy, dev);  // map the host pages for the GPU: no faults
+      },
+      [](std::uint32_t* p, std::size_t n) {
+        return std::vector<Step>{{"kernel_over_pcie", [=](cudaStream_t s) { launch_increment_words(p, n, s); }}};
+      });
+}
+
+void explicit_copy(Context& ctx) {
+  const std::size_t bytes = ctx.size();
+  const std::size_t n = bytes / sizeof(std::uint32_t);
+  HostBuffer h(HostKind::malloc_host, bytes);
+  DeviceBuffer<std::uint32_t> d(n);
+  std::uint32_t* hp = h.words();
+  fill_pattern_host(hp, n, kSeed);
+  Strategy st;
+  st.cpu = [&] { cpu_increment(hp, n); };
+  st.gpu = {
+      {"h2d", [&](cudaStream_t s) { CUDA_CHECK(cudaMemcpyAsync(d.data(), hp, bytes, cudaMemcpyHostToDevice, s)); }},
+      {"kernel", [&](cudaStream_t s) { launch_increment_words(d.data(), n, s); }},
+      {"d2h", [&](cudaStream_t s) { CUDA_CHECK(cudaMemcpyAsync(hp, d.data(), bytes, cudaMemcpyDeviceToHost, s)); }},
+  };
+  st.check = [&](std::uint32_t rounds) { return check_pattern_host(hp, n, kSeed, 2u * rounds); };
+  run_rounds(ctx, st, bytes);
+}
+
+// Both sides only read: the CPU sums every word, the GPU copies every word into device memory.
+void read_ping_pong(Context& ctx, bool read_mostly) {
+  if (read_mostly) require_concurrent_managed(ctx);
+  const std::size_t bytes = ctx.size();
+  const std::size_t n = bytes / sizeof(std::uint32_t);
+  require_fits(bytes);
+  ManagedBuffer<std::uint32_t> m(n);
+  DeviceBuffer<std::uint32_t> out(n);
+  fill_pattern_host(m.data(), n, kSeed);
+  if (read_mostly) advise(m.data(), bytes, cudaMemAdviseSetReadMostly, ctx.device().ordinal);
+  const std::uint64_t want_sum = std::accumulate(m.data(), m.data() + n, std::uint64_t{0});
+  std::size_t bad_sums = 0;
+  Strategy st;
+  st.cpu = [&] {
+    if (std::accumulate(m.data(), m.data() + n, std::uint64_t{0}) != want_sum) ++bad_sums;
+  };
+  st.gpu = {{"kernel_reads", [&](cudaStream_t s) { launch_copy_words(m.data(), out.data(), n, s); }}};
+  out.poison(ctx.stream());  // the first round must fill it; the check after the timed rounds re-reads it
+  st.check = [&](std::uint32_t) {
+    VerifyResult r = check_pattern_on_device(out.data(), n, kSeed, ctx.stream());
+    if (bad_sums != 0) r.add(0, fmt::format("{} wrong CPU sums", bad_sums), "0");
+    return r;
+  };
+  run_rounds(ctx, st, bytes);
+}
+
+Demo make_demo() {
+  Demo d;
+  d.name = "managed_memory";
+  d.summary =
+      "Managed memory: a __managed__ variable; the CPU and GPU taking turns on one buffer with on-demand page\n"
+      "faults, prefetching, preferred location / accessed-by advice, read-mostly duplication, and explicit copies.\n"
+      "Expected: faulting pages over is several times slower than prefetching them; read_mostly stops migrations.";
+  d.size_meaning = "bytes of managed data (a multiple of 4)";
+  d.variants = {
+      {"managed_variable", "__managed__ int[1000] written by the host, updated by a kernel, read by the host",
+       managed_variable},
+      {"resident", "increment kernel on GPU-resident managed pages (no migration: the floor)", resident},
+      {"on_demand", "CPU +1 / GPU +1 in turn, pages migrate on fault both ways", on_demand},
+      {"prefetch", "the same with cudaMemPrefetchAsync to the GPU before and to the CPU after the kernel", prefetch},
+      {"preferred_location_cpu", "advise PreferredLocation=CPU + AccessedBy=GPU: the kernel works across PCIe",
+       preferred_location_cpu},
+      {"explicit_copy", "the reference: pinned buffer, cudaMemcpyAsync in and out, no managed memory", explicit_copy},
+      {"read_default", "CPU sums / GPU reads in turn, no advice", [](Context& c) { read_ping_pong(c, false); }},
+      {"read_mostly", "the same with cudaMemAdviseSetReadMostly (read-only copies on both sides)",
+       [](Context& c) { read_ping_pong(c, true); }},
+  };
+  d.default_size = [](const DeviceInfo&) { return std::uint64_t{256} << 20; };
+  d.quick_size = std::uint64_t{4} << 20;
+  d.warmup_ms = 20.0;
+  d.device_bytes = [](std::uint64_t bytes) {
+    if (bytes < 4096 || bytes % sizeof(std::uint32_t) != 0)
+      throw CliError("--size: at least 4k and a multiple of 4 bytes, got " + std::to_string(bytes));
+    // Managed buffer + device buffer + the harness's L2 flush buffer; require_fits() rechecks at allocation.
+    return 2.0 * static_cast<double>(bytes) + 256e6;
+  };
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return cml::run_demo(make_demo(), argc, argv); }

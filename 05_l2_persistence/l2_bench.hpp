@@ -1,0 +1,188 @@
+// What the timed demos of this chapter share: the waiver, the guarded set-aside, the timing of one launch with
+// the persisting lines reset before every sample, and the sliding-window buffers with their verification.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <fmt/format.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "05_l2_persistence/kernels/sliding_window.cuh"
+#include "05_l2_persistence/l2_plan.hpp"
+#include "05_l2_persistence/persisting_l2.hpp"
+#include "common/harness.hpp"
+#include "common/stats.hpp"
+
+namespace cml::ch05 {
+
+// The access-policy window exists from compute capability 8.0; persistingL2CacheMaxSize is 0 where the
+// set-aside is unavailable (older GPUs, MIG instances).
+inline std::string persistence_waive_reason(const DeviceInfo& d) {
+  if (d.cc_major < 8)
+    return fmt::format("L2 persistence needs compute capability 8.0 or newer (this GPU is {}.{})", d.cc_major,
+                       d.cc_minor);
+  if (d.persisting_l2_max == 0) return "persistingL2CacheMaxSize is 0: no L2 set-aside on this GPU (MIG instance?)";
+  return "";
+}
+
+// Sets the set-aside through a guard, or waives the variant when the driver refuses or ignores it.
+inline std::unique_ptr<PersistingL2Guard> set_aside_or_waive(std::size_t bytes) {
+  std::unique_ptr<PersistingL2Guard> guard;
+  try {
+    guard = std::make_unique<PersistingL2Guard>(bytes);
+  } catch (const CudaError& e) {
+    throw Waived(fmt::format("cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize) refused ({}): MPS clients cannot "
+                             "change the set-aside, MIG disables it",
+                             cudaGetErrorName(e.code())));
+  }
+  if (guard->limit() == 0)
+    throw Waived(fmt::format("asked for a {:.2f} MiB set-aside, the driver set 0", to_mib(guard->requested())));
+  return guard;
+}
+
+// --set-aside: "max" (persistingL2CacheMaxSize) or a size; larger than the maximum is a usage error.
+inline std::size_t set_aside_option(const Context& ctx) {
+  const std::string text = ctx.extra_text("set-aside");
+  if (text == "max") return ctx.device().persisting_l2_max;
+  const std::uint64_t bytes = parse_size(text, "--set-aside");
+  if (bytes > ctx.device().persisting_l2_max)
+    throw CliError(fmt::format("--set-aside: {} bytes is more than persistingL2CacheMaxSize ({} bytes)", bytes,
+                               ctx.device().persisting_l2_max));
+  return static_cast<std::size_t>(bytes);
+}
+
+// --passes: 1 ... 64 (the default is the option's; --quick uses `quick` unless --passes is given).
+inline int passes_option(const Context& ctx, int quick) {
+  if (ctx.quick() && !ctx.extra_given("passes")) return quick;
+  const std::uint64_t p = ctx.extra_size("passes");
+  if (p > 64) throw CliError(fmt::format("--passes: at most 64, got {}", p));
+  return static_cast<int>(p);
+}
+
+// Records whether a window read back (from a stream or a graph node) equals the one that was set.
+inline bool check_window(Context& ctx, const cudaAccessPolicyWindow& got, const cudaAccessPolicyWindow& want,
+                         const std::string& what) {
+  const auto text = [](const cudaAccessPolicyWindow& w) {
+    return fmt::format("{} bytes at {}, hitRatio {}, {}/{}", w.num_bytes, w.base_ptr, w.hitRatio,
+                       property_name(w.hitProp), property_name(w.missProp));
+  };
+  VerifyResult r;
+  r.checked = 1;
+  if (!same_window(got, want)) r.add(0, text(got), text(want));
+  return ctx.check(r, what);
+}
+
+// Times `launch` with `prepare` run before every sample, outside the timed region.
+//
+// GpuTimer (cold) flushes L2 before the start event, but the flush is ordinary writes, and ordinary writes
+// cannot evict persisting lines: a window's lines would survive from one sample into the next and the windowed
+// kernel would be timed with its table already in L2. So each sample is its own ctx.time() call (one rep, no
+// warm-up, batch 1) preceded by `prepare`, which resets the persisting lines; the flush inside ctx.time() then
+// evicts them like any other line. One warm-up call first ramps the clocks (its sample is discarded).
+template <class Launch, class Prepare>
+Timing time_isolated(Context& ctx, Launch&& launch, Prepare&& prepare) {
+  const TimingOptions base = ctx.timing_options();
+  TimingOptions warm = base;
+  warm.reps = 1;
+  warm.max_batch = 1;
+  ctx.time(launch, warm);
+  TimingOptions one = base;
+  one.reps = 1;
+  one.warmup_ms = 0.0;
+  one.min_warmup_launches = 0;
+  one.max_batch = 1;
+  std::vector<double> samples;
+  for (int r = 0; r < base.reps; ++r) {
+    prepare();
+    samples.push_back(ctx.time(launch, one).stats.median);
+  }
+  Timing t;
+  t.stats = summarize(std::move(samples));
+  t.reps = base.reps;
+  t.batch = 1;
+  t.cold = base.flush_l2;
+  return t;
+}
+
+template <class Launch>
+Timing time_isolated(Context& ctx, Launch&& launch) {
+  return time_isolated(ctx, std::forward<Launch>(launch), reset_persisting_lines);
+}
+
+// The sliding-window workload: a stream of `passes` chunks and a table of up to max_table_bytes, filled with the
+// hashed data of sliding_window_reference.hpp. References are cached per table size.
+class SlidingWorkload {
+ public:
+  SlidingWorkload(std::size_t stream_per_pass, int passes, std::size_t max_table_bytes, unsigned max_blocks)
+      : chunk_n_(stream_per_pass / sizeof(uint4)),
+        passes_(passes),
+        max_blocks_(max_blocks),
+        stream_(chunk_n_ * static_cast<std::size_t>(passes)),
+        table_(max_table_bytes / sizeof(uint4)) {
+    launch_fill_elements(stream_.data(), stream_.size(), 0, kStreamSeed, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  std::size_t chunk_n() const { return chunk_n_; }
+  std::size_t stream_per_pass() const { return chunk_n_ * sizeof(uint4); }
+  int passes() const { return passes_; }
+  unsigned max_blocks() const { return max_blocks_; }
+  uint4* table() const { return table_.data(); }
+  const uint4* stream() const { return stream_.data(); }
+  SlidingShape shape(std::size_t table_bytes) const { return {table_bytes, stream_per_pass(), passes_}; }
+  // Bytes one launch asks for: the stream once, the table read and written once per pass.
+  double bytes_per_launch(std::size_t table_bytes) const {
+    return static_cast<double>(passes_) * (static_cast<double>(stream_per_pass()) + 2.0 * table_bytes);
+  }
+
+  // The plain launch: whatever window the stream carries applies.
+  void launch(std::size_t table_bytes, cudaStream_t s) const {
+    launch_sliding_window(table_.data(), table_bytes / sizeof(uint4), stream_.data(), chunk_n_, passes_, max_blocks_,
+                          s);
+  }
+
+  // Writes the table's initial values (the kernel updates it in place, so every verification starts here).
+  void reset_table(std::size_t table_bytes, cudaStream_t s) {
+    launch_fill_elements(table_.data(), table_bytes / sizeof(uint4), 0, kTableSeed, s);
+  }
+
+  // Compares the table (after one launch from reset_table) with the CPU reference. The device must be idle.
+  bool check_table(Context& ctx, std::size_t table_bytes, const std::string& what) {
+    const std::size_t n = table_bytes / sizeof(uint4);
+    std::vector<uint4> got(n);
+    CUDA_CHECK(cudaMemcpy(got.data(), table_.data(), n * sizeof(uint4), cudaMemcpyDeviceToHost));
+    return ctx.check(compare_exact(got, reference(n)), what);
+  }
+
+  // Resets the table, runs `launch` once on ctx's stream and checks the table.
+  bool verify(Context& ctx, std::size_t table_bytes, const std::function<void(cudaStream_t)>& launch,
+              const std::string& what) {
+    reset_table(table_bytes, ctx.stream());
+    launch(ctx.stream());
+    CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+    return check_table(ctx, table_bytes, what);
+  }
+
+ private:
+  // The stream enters the result only through its per-position sums over the passes: computed once (the
+  // expensive part), then each table size costs one pass over them.
+  std::vector<uint4> reference(std::size_t n) {
+    if (sums_.size() != chunk_n_) sums_ = chunk_sums(chunk_n_, passes_);
+    return sliding_window_reference(sums_, n);
+  }
+
+  std::size_t chunk_n_;
+  int passes_;
+  unsigned max_blocks_;
+  DeviceBuffer<uint4> stream_;
+  DeviceBuffer<uint4> table_;
+  std::vector<uint4> sums_;
+};
+
+}  // namespace cml::ch05

@@ -1,0 +1,161 @@
+// l2_competing_streams: two concurrent kernels, each with its own persisting window, share one set-aside.
+//
+// Shows: two copies of the sliding-window workload run at the same time in two streams (each grid takes half
+// the GPU), each with a table as large as the whole set-aside and --size bytes of stream per pass (default
+// half the L2, so together they stream one L2 per pass). Each stream gets a window over its own table with
+//   - hitRatio 1.0: both kernels ask for the whole set-aside, twice what exists;
+//   - hitRatio 0.5: each asks for half, and together they fill it exactly (Best Practices' advice for
+//     concurrent windows: hitRatio x num_bytes summed over concurrent kernels <= set-aside);
+// against no window. The pair is timed from a fork event to a join event on the timing stream; persisting
+// lines are reset and L2 flushed before every sample, outside the timed region.
+// Expected observation: hitRatio 0.5 is faster than hitRatio 1.0 (>= 1.15x) and than no window (model 1.5x on
+// an H200), while hitRatio 1.0 gains little or nothing over no window (model 1.0x: the persisting lines of the
+// two windows evict each other).
+// Run: build/bin/l2_competing_streams [--size 30M] [--csv competing.csv]
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "05_l2_persistence/l2_bench.hpp"
+#include "common/harness.hpp"
+
+namespace {
+
+using namespace cml;
+using namespace cml::ch05;
+
+struct State {
+  std::size_t set_aside = 0;
+  std::size_t table_bytes = 0;  // per kernel
+  std::unique_ptr<SlidingWorkload> a, b;
+  std::unique_ptr<Stream> sa, sb;
+  std::unique_ptr<Event> fork, done_a, done_b;
+  std::unique_ptr<Timing> baseline;
+};
+
+State& prepare(Context& ctx, State& st, const PersistingL2Guard& guard) {
+  if (st.a) return st;
+  if (ctx.size() < sizeof(uint4)) throw CliError("--size: at least 16 bytes per pass");
+  st.set_aside = guard.limit();
+  const std::string persist = ctx.extra_text("persist");
+  if (persist != "auto") st.table_bytes = static_cast<std::size_t>(parse_size(persist, "--persist")) / 16 * 16;
+  else if (ctx.quick()) st.table_bytes = kMiB;
+  else st.table_bytes = st.set_aside / 4096 * 4096;
+  if (st.table_bytes < 16) throw CliError("--persist: at least 16 bytes");
+  const int passes = passes_option(ctx, 2);
+  // Half the resident blocks each, so that both grids are on the GPU at once.
+  const unsigned half = std::max(1u, sliding_window_resident_blocks(ctx.device().sm_count) / 2);
+  st.a = std::make_unique<SlidingWorkload>(ctx.size(), passes, st.table_bytes, half);
+  st.b = std::make_unique<SlidingWorkload>(ctx.size(), passes, st.table_bytes, half);
+  st.sa = std::make_unique<Stream>();
+  st.sb = std::make_unique<Stream>();
+  st.fork = std::make_unique<Event>(cudaEventDisableTiming);
+  st.done_a = std::make_unique<Event>(cudaEventDisableTiming);
+  st.done_b = std::make_unique<Event>(cudaEventDisableTiming);
+  ctx.note(fmt::format("two kernels, each: table {:.2f} MiB, stream {:.2f} MiB per pass x {} passes, {} blocks; "
+                       "set-aside {:.2f} MiB (the limit was {:.2f} MiB and is restored)",
+                       to_mib(st.table_bytes), to_mib(st.a->stream_per_pass()), passes,
+                       sliding_window_blocks(st.table_bytes / sizeof(uint4), half), to_mib(st.set_aside),
+                       to_mib(guard.previous_limit())));
+  return st;
+}
+
+// Both kernels, forked from and joined back into the timing stream `s`.
+void launch_pair(State& st, cudaStream_t s) {
+  st.fork->record(s);
+  CUDA_CHECK(cudaStreamWaitEvent(st.sa->get(), st.fork->get(), 0));
+  CUDA_CHECK(cudaStreamWaitEvent(st.sb->get(), st.fork->get(), 0));
+  st.a->launch(st.table_bytes, st.sa->get());
+  st.b->launch(st.table_bytes, st.sb->get());
+  st.done_a->record(st.sa->get());
+  st.done_b->record(st.sb->get());
+  CUDA_CHECK(cudaStreamWaitEvent(s, st.done_a->get(), 0));
+  CUDA_CHECK(cudaStreamWaitEvent(s, st.done_b->get(), 0));
+}
+
+bool verify_pair(Context& ctx, State& st, const std::string& what) {
+  st.a->reset_table(st.table_bytes, ctx.stream());
+  st.b->reset_table(st.table_bytes, ctx.stream());
+  launch_pair(st, ctx.stream());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const bool ok_a = st.a->check_table(ctx, st.table_bytes, what + " (stream 1)");
+  const bool ok_b = st.b->check_table(ctx, st.table_bytes, what + " (stream 2)");
+  return ok_a && ok_b;
+}
+
+const Timing* baseline(Context& ctx, State& st, PersistingL2Guard& guard) {
+  if (st.baseline) return st.baseline.get();
+  guard.clear_stream_window(st.sa->get());
+  guard.clear_stream_window(st.sb->get());
+  if (!verify_pair(ctx, st, "no window")) return nullptr;
+  st.baseline = std::make_unique<Timing>(time_isolated(ctx, [&](cudaStream_t s) { launch_pair(st, s); }));
+  return st.baseline.get();
+}
+
+void add_pair_row(Context& ctx, const State& st, const std::string& params, const Timing& t,
+                  const cudaAccessPolicyWindow& w) {
+  const std::size_t resident = model_resident_bytes(w.num_bytes, w.hitRatio, st.set_aside, 2);
+  Row& row = ctx.add_timed_row(params, ctx.size(), 2.0 * st.a->bytes_per_launch(st.table_bytes), t, true);
+  row.set("persist_mib_each", to_mib(st.table_bytes))
+      .set("hit_ratio", w.hitRatio)
+      .set("persisting_demand_mib", 2.0 * w.hitRatio * to_mib(w.num_bytes))
+      .set("set_aside_mib", to_mib(st.set_aside))
+      .set("speedup", st.baseline ? st.baseline->stats.median / t.stats.median : kNaN)
+      .set("model_speedup", model_speedup(st.a->shape(st.table_bytes), resident));
+}
+
+// Runs the pair with a window of `hit_ratio` over each stream's table (0: no window) and adds the row.
+void run_pair(Context& ctx, State& st, double hit_ratio) {
+  // The streams live in State for the whole run; this guard is destroyed (and clears their windows) first.
+  const auto guard = set_aside_or_waive(set_aside_option(ctx));
+  prepare(ctx, st, *guard);
+  const Timing* base = baseline(ctx, st, *guard);
+  const std::string params = fmt::format("persist_mib={:.2f},hit_ratio={:.1f}", to_mib(st.table_bytes), hit_ratio);
+  if (hit_ratio == 0.0) {
+    if (base == nullptr) ctx.add_row(params, ctx.size(), false);
+    else add_pair_row(ctx, st, params, *base, cleared_window());
+    return;
+  }
+  const std::size_t max_window = ctx.device().access_policy_max_window;
+  const cudaAccessPolicyWindow wa = make_window(st.a->table(), st.table_bytes, hit_ratio, max_window);
+  guard->set_stream_window(st.sa->get(), wa);
+  guard->set_stream_window(st.sb->get(), make_window(st.b->table(), st.table_bytes, hit_ratio, max_window));
+  if (!verify_pair(ctx, st, params)) {
+    ctx.add_row(params, ctx.size(), false);
+    return;
+  }
+  add_pair_row(ctx, st, params, time_isolated(ctx, [&](cudaStream_t s) { launch_pair(st, s); }), wa);
+}
+
+Demo make_demo() {
+  auto st = std::make_shared<State>();
+  Demo d;
+  d.name = "l2_competing_streams";
+  d.summary =
+      "Two concurrent sliding-window kernels in two streams, each with a window over a table as large as the\n"
+      "set-aside: hitRatio 1.0 (together they ask for twice the set-aside) vs 0.5 (exactly the set-aside) vs no\n"
+      "window. Expected: hitRatio 0.5 beats 1.0 by >= 1.15x; 1.0 gains little over no window.";
+  d.size_meaning = "bytes streamed per pass by each kernel (default: half the L2 size)";
+  d.variants = {
+      {"no_window", "both streams without a window", [st](Context& c) { run_pair(c, *st, 0.0); }},
+      {"hit_ratio_1_0", "a window over each table, hitRatio 1.0", [st](Context& c) { run_pair(c, *st, 1.0); }},
+      {"hit_ratio_0_5", "a window over each table, hitRatio 0.5", [st](Context& c) { run_pair(c, *st, 0.5); }},
+  };
+  d.default_size = [](const DeviceInfo& dev) { return static_cast<std::uint64_t>(dev.l2_bytes / 2); };
+  d.quick_size = 2 * kMiB;
+  // Two streams of 8 passes, two tables (< 128 MiB each by default) and the L2 flush buffer.
+  d.device_bytes = [](std::uint64_t n) { return 16.0 * static_cast<double>(n) + 512e6; };
+  d.extras = {
+      {"passes", "passes per launch (1 ... 64; --quick: 2)", "8", true},
+      {"set-aside", "persisting L2 set-aside: max (persistingL2CacheMaxSize) or a size", "max", false},
+      {"persist", "table size of each kernel (auto: the set-aside)", "auto", false},
+  };
+  d.warmup_ms = 20.0;
+  d.waive_reason = persistence_waive_reason;
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return cml::run_demo(make_demo(), argc, argv); }

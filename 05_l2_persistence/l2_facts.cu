@@ -1,0 +1,142 @@
+// l2_facts: what this GPU offers for L2 persistence, and whether this process may use it.
+//
+// Shows: l2CacheSize, persistingL2CacheMaxSize and accessPolicyMaxWindowSize (cudaDeviceProp, cross-checked with
+// cudaDeviceGetAttribute); the current persisting set-aside (cudaDeviceGetLimit(cudaLimitPersistingL2CacheSize),
+// which need not be 0 before anyone set it); an attempt to set it to the maximum, its read-back, what a request
+// above the maximum does, and the read-back after PersistingL2Guard restored it; the window of a fresh stream, a
+// window set on a stream and read back, a window clamped to accessPolicyMaxWindowSize, and the stream after the
+// guard put its window back. Under MIG the set-aside is disabled (persistingL2CacheMaxSize 0); an MPS client cannot set
+// it (only CUDA_DEVICE_DEFAULT_PERSISTING_L2_CACHE_PERCENTAGE_LIMIT at MPS server start can): both are reported
+// as a refusal and waive the variant.
+// Expected observation (H200): L2 60 MiB, set-aside max 37.5 MiB, max window 128 MiB, a non-zero default limit
+// (11.25 MiB seen); setting 37.5 MiB reads back 37.5 MiB; every limit and window reads back as it was once the
+// guard is gone (verified = true on every row).
+// Run: build/bin/l2_facts        (no timing: facts and read-backs)
+#include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "05_l2_persistence/l2_bench.hpp"
+#include "common/harness.hpp"
+
+namespace {
+
+using namespace cml;
+using namespace cml::ch05;
+
+void waive_if_unsupported(const Context& ctx) {
+  const std::string why = persistence_waive_reason(ctx.device());
+  if (!why.empty()) throw Waived(why);
+}
+
+void properties(Context& ctx) {
+  const DeviceInfo& d = ctx.device();
+  const auto fact = [&](const char* name, std::size_t prop, cudaDeviceAttr attr) {
+    int via_attr = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&via_attr, attr, d.ordinal));
+    const bool ok = ctx.check(compare_value(static_cast<std::size_t>(via_attr), prop, name), "cudaDeviceGetAttribute");
+    ctx.add_row(name, prop, ok)
+        .set("value_bytes", static_cast<double>(prop))
+        .set("value_mib", to_mib(prop))
+        .set("attribute_bytes", static_cast<double>(via_attr));
+  };
+  fact("l2CacheSize", d.l2_bytes, cudaDevAttrL2CacheSize);
+  fact("persistingL2CacheMaxSize", d.persisting_l2_max, cudaDevAttrMaxPersistingL2CacheSize);
+  fact("accessPolicyMaxWindowSize", d.access_policy_max_window, cudaDevAttrMaxAccessPolicyWindowSize);
+  if (d.l2_bytes > 0)
+    ctx.note(fmt::format("the set-aside can take {:.1f} % of the L2",
+                         100.0 * static_cast<double>(d.persisting_l2_max) / static_cast<double>(d.l2_bytes)));
+}
+
+Row& limit_row(Context& ctx, const std::string& what, std::size_t bytes, bool ok) {
+  return ctx.add_row(what, bytes, ok).set("value_bytes", static_cast<double>(bytes)).set("value_mib", to_mib(bytes));
+}
+
+void set_aside_limit(Context& ctx) {
+  waive_if_unsupported(ctx);
+  if (const char* v = std::getenv("CUDA_DEVICE_DEFAULT_PERSISTING_L2_CACHE_PERCENTAGE_LIMIT"))
+    ctx.note(fmt::format("CUDA_DEVICE_DEFAULT_PERSISTING_L2_CACHE_PERCENTAGE_LIMIT={} (an MPS server setting)", v));
+  if (std::getenv("CUDA_MPS_PIPE_DIRECTORY") != nullptr)
+    ctx.note("CUDA_MPS_PIPE_DIRECTORY is set: this may be an MPS client, which cannot change the set-aside");
+
+  const std::size_t at_start = persisting_limit();
+  limit_row(ctx, "limit_at_start", at_start, true);
+  const std::size_t max = ctx.device().persisting_l2_max;
+  {
+    const auto guard = set_aside_or_waive(max);
+    Row& set = limit_row(ctx, "limit_after_set_max", guard->limit(), true);
+    set.set("requested_bytes", static_cast<double>(max)).set("clamped_by_driver", guard->limit() != max ? 1.0 : 0.0);
+
+    // Above the maximum, straight to the driver (the guard would clamp): refused or clamped? The guard's
+    // destructor restores the limit either way.
+    const cudaError_t err = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 2 * max);
+    (void)cudaGetLastError();
+    const std::size_t after_over = persisting_limit();
+    limit_row(ctx, "limit_after_request_2x_max", after_over, true)
+        .set("requested_bytes", static_cast<double>(2 * max))
+        .set("result", err == cudaSuccess ? std::string("accepted") : std::string(cudaGetErrorName(err)));
+  }
+  const std::size_t restored = persisting_limit();
+  const bool ok = ctx.check(compare_value(restored, at_start, "persisting limit"), "limit restored by the guard");
+  limit_row(ctx, "limit_after_guard", restored, ok);
+}
+
+Row& window_row(Context& ctx, const std::string& what, const cudaAccessPolicyWindow& w, bool ok) {
+  return ctx.add_row(what, w.num_bytes, ok)
+      .set("num_bytes", static_cast<double>(w.num_bytes))
+      .set("hit_ratio", w.hitRatio)
+      .set("hit_prop", property_name(w.hitProp))
+      .set("miss_prop", property_name(w.missProp));
+}
+
+void stream_window_facts(Context& ctx) {
+  waive_if_unsupported(ctx);
+  const std::size_t max_window = ctx.device().access_policy_max_window;
+  Stream stream;
+  const cudaAccessPolicyWindow fresh = stream_window(stream);
+  const bool no_window = ctx.check(compare_value(fresh.num_bytes, std::size_t{0}, "num_bytes"), "fresh stream window");
+  window_row(ctx, "fresh_stream", fresh, no_window);
+  {
+    // A buffer as large as the largest window, so even the clamped window covers allocated memory only.
+    DeviceBuffer<unsigned char> buffer(max_window);
+    const auto guard = set_aside_or_waive(ctx.device().persisting_l2_max);
+
+    // The Programming Guide's example: 60 % of the accesses to a 16 MiB region persisting, the rest streaming.
+    const cudaAccessPolicyWindow w = make_window(buffer.data(), 16 * kMiB, 0.6, max_window);
+    guard->set_stream_window(stream, w);
+    const cudaAccessPolicyWindow back = stream_window(stream);
+    window_row(ctx, "set_16mib_hit_ratio_0.6", back, check_window(ctx, back, w, "window read back"));
+
+    const cudaAccessPolicyWindow big = make_window(buffer.data(), 2 * max_window, 1.0, max_window);
+    guard->set_stream_window(stream, big);
+    const cudaAccessPolicyWindow big_back = stream_window(stream);
+    window_row(ctx, "request_2x_max_window_clamped", big_back,
+               check_window(ctx, big_back, big, "clamped window read back") && big.num_bytes == max_window)
+        .set("requested_bytes", static_cast<double>(2 * max_window));
+  }
+  const cudaAccessPolicyWindow after = stream_window(stream);
+  window_row(ctx, "after_guard", after, check_window(ctx, after, fresh, "window put back by the guard"));
+}
+
+Demo make_demo() {
+  Demo d;
+  d.name = "l2_facts";
+  d.summary =
+      "L2 size, persisting set-aside maximum, maximum window; the current persisting limit, setting it and\n"
+      "restoring it; stream windows set, clamped and cleared. Expected: every read-back matches (verified),\n"
+      "the limit and the window read back as they were once the guard is gone.";
+  d.size_meaning = "unused (facts only)";
+  d.variants = {
+      {"properties", "l2CacheSize, persistingL2CacheMaxSize, accessPolicyMaxWindowSize", properties},
+      {"set_aside_limit", "cudaLimitPersistingL2CacheSize: at start, set to max, over max, restored", set_aside_limit},
+      {"stream_window", "a fresh stream's window; set, clamped and cleared windows", stream_window_facts},
+  };
+  d.quick_size = 1;
+  d.default_size = [](const DeviceInfo&) { return std::uint64_t{1}; };
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return cml::run_demo(make_demo(), argc, argv); }

@@ -1,0 +1,195 @@
+// l2_reset: persisting lines outlive the kernel that made them; resetting them gives later kernels the whole
+// L2 back.
+//
+// Shows: a kernel re-reads a working set of --size bytes (default 0.7 x L2: fits the L2, but not the part of it
+// that persisting lines leave free) --passes times. Before each timed sample (outside the timed region) a
+// "polluter" kernel reads a buffer as large as the set-aside through a persisting stream window, and then:
+//   - clean:               no polluter at all (reference: the whole L2 is available);
+//   - stale_persisting:    the window is cleared (num_bytes = 0, hitProp normal) but the lines are not reset;
+//   - after_normal_window: the polluter's buffer is read once more through a window with hitProp = normal,
+//                          which demotes its lines (Best Practices' first reset method);
+//   - after_reset:         the window is cleared and cudaCtxResetPersistingL2Cache() is called.
+// Then L2 is flushed (ordinary writes: they evict normal lines only) and the re-read is timed. state_restored
+// compares the persisting limit and the stream's window with their values before the first variant ran.
+// Expected observation: after_reset runs at the clean speed (vs_clean within 0.95 ... 1.05, effective GB/s well
+// above DRAM); stale_persisting is slower (the working set only gets L2 minus the set-aside), unless the driver
+// demotes untouched persisting lines on its own first; state_restored: every "after" equals its "before".
+// Run: build/bin/l2_reset [--size 40M] [--passes 16] [--csv reset.csv]
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "05_l2_persistence/l2_bench.hpp"
+#include "common/harness.hpp"
+
+namespace {
+
+using namespace cml;
+using namespace cml::ch05;
+
+struct Snapshot {
+  std::size_t limit = 0;
+  cudaAccessPolicyWindow window{};
+};
+
+Snapshot snapshot(cudaStream_t s) { return {persisting_limit(), stream_window(s)}; }
+
+struct State {
+  bool have_initial = false;
+  Snapshot initial;  // before the first variant touched anything
+  std::size_t set_aside = 0;
+  int passes = 0;
+  std::size_t work_n = 0, polluter_n = 0;
+  unsigned work_blocks = 0, polluter_blocks = 0;
+  DeviceBuffer<uint4> work, polluter, out, scratch;
+  std::vector<uint4> expected;
+  std::unique_ptr<Timing> clean;
+};
+
+void remember_initial(Context& ctx, State& st) {
+  if (st.have_initial) return;
+  st.initial = snapshot(ctx.stream());
+  st.have_initial = true;
+}
+
+State& prepare(Context& ctx, State& st, const PersistingL2Guard& guard) {
+  if (st.work_n != 0) return st;
+  if (ctx.size() < sizeof(uint4)) throw CliError("--size: at least 16 bytes");
+  st.set_aside = guard.limit();
+  st.passes = passes_option(ctx, 2);
+  st.work_n = ctx.size() / sizeof(uint4);
+  st.polluter_n = st.set_aside / sizeof(uint4);
+  const unsigned resident = reread_resident_blocks(ctx.device().sm_count);
+  st.work_blocks = reread_blocks(st.work_n, resident);
+  st.polluter_blocks = reread_blocks(st.polluter_n, resident);
+  st.work = DeviceBuffer<uint4>(st.work_n);
+  st.polluter = DeviceBuffer<uint4>(st.polluter_n);
+  st.out = DeviceBuffer<uint4>(static_cast<std::size_t>(st.work_blocks) * kBlock);
+  st.scratch = DeviceBuffer<uint4>(static_cast<std::size_t>(st.polluter_blocks) * kBlock);
+  launch_fill_elements(st.work.data(), st.work_n, 0, kRereadSeed, ctx.stream());
+  launch_fill_elements(st.polluter.data(), st.polluter_n, 0, kTableSeed, ctx.stream());
+  CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+  st.expected = reread_reference(st.work_n, st.passes, static_cast<std::size_t>(st.work_blocks) * kBlock);
+  const std::size_t l2 = ctx.device().l2_bytes;
+  ctx.note(fmt::format("working set {:.2f} MiB re-read {} times; L2 {:.2f} MiB, set-aside {:.2f} MiB (the limit "
+                       "was {:.2f} MiB and is restored), so stale persisting lines leave {:.2f} MiB",
+                       to_mib(ctx.size()), st.passes, to_mib(l2), to_mib(st.set_aside), to_mib(guard.previous_limit()),
+                       to_mib(l2 > st.set_aside ? l2 - st.set_aside : 0)));
+  return st;
+}
+
+enum class After { clean, stale, normal_window, reset };
+
+// Untimed set-up of one sample: start from no persisting lines, then leave the state `after` describes.
+void pollute(Context& ctx, State& st, PersistingL2Guard& guard, After after) {
+  reset_persisting_lines();
+  if (after == After::clean) return;
+  const std::size_t max_window = ctx.device().access_policy_max_window;
+  const std::size_t x_bytes = st.polluter_n * sizeof(uint4);
+  guard.set_stream_window(ctx.stream(), make_window(st.polluter.data(), x_bytes, 1.0, max_window));
+  launch_reread(st.polluter.data(), st.polluter_n, 1, st.scratch.data(), st.polluter_blocks, ctx.stream());
+  if (after == After::normal_window) {
+    guard.set_stream_window(ctx.stream(), make_window(st.polluter.data(), x_bytes, 1.0, max_window,
+                                                      cudaAccessPropertyNormal, cudaAccessPropertyNormal));
+    launch_reread(st.polluter.data(), st.polluter_n, 1, st.scratch.data(), st.polluter_blocks, ctx.stream());
+  }
+  guard.clear_stream_window(ctx.stream());  // num_bytes = 0, hitProp normal
+  CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+  if (after == After::reset) CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+}
+
+Timing measure_after(Context& ctx, State& st, PersistingL2Guard& guard, After after) {
+  const auto launch = [&](cudaStream_t s) {
+    launch_reread(st.work.data(), st.work_n, st.passes, st.out.data(), st.work_blocks, s);
+  };
+  return time_isolated(ctx, launch, [&] { pollute(ctx, st, guard, after); });
+}
+
+bool verify(Context& ctx, State& st, const std::string& what) {
+  st.out.poison(ctx.stream());
+  launch_reread(st.work.data(), st.work_n, st.passes, st.out.data(), st.work_blocks, ctx.stream());
+  CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+  return ctx.check(compare_exact(st.out.download(), st.expected), what);
+}
+
+void run_after(Context& ctx, State& st, After after) {
+  remember_initial(ctx, st);
+  const auto guard = set_aside_or_waive(set_aside_option(ctx));
+  prepare(ctx, st, *guard);
+  const std::string params = fmt::format("working_set_mib={:.2f}", to_mib(ctx.size()));
+  if (!verify(ctx, st, params)) {
+    ctx.add_row(params, ctx.size(), false);
+    return;
+  }
+  if (!st.clean) st.clean = std::make_unique<Timing>(measure_after(ctx, st, *guard, After::clean));
+  const Timing t = after == After::clean ? *st.clean : measure_after(ctx, st, *guard, after);
+  const double bytes = static_cast<double>(st.passes) * static_cast<double>(st.work_n * sizeof(uint4));
+  Row& row = ctx.add_timed_row(params, ctx.size(), bytes, t, true);
+  row.set("working_set_mib", to_mib(st.work_n * sizeof(uint4)))
+      .set("persisting_left_mib", after == After::stale ? to_mib(st.polluter_n * sizeof(uint4)) : 0.0)
+      .set("vs_clean", st.clean->stats.median / t.stats.median);
+}
+
+void state_restored(Context& ctx, State& st) {
+  remember_initial(ctx, st);
+  const Snapshot now = snapshot(ctx.stream());
+  const auto row = [&](const std::string& what, double before, double after) {
+    const bool ok = ctx.check(compare_value(after, before, what), what + " restored");
+    ctx.add_row(what, 0, ok).set("before", before).set("after", after);
+  };
+  row("persisting_limit_bytes", static_cast<double>(st.initial.limit), static_cast<double>(now.limit));
+  row("window_base_ptr", static_cast<double>(reinterpret_cast<std::uintptr_t>(st.initial.window.base_ptr)),
+      static_cast<double>(reinterpret_cast<std::uintptr_t>(now.window.base_ptr)));
+  row("window_num_bytes", static_cast<double>(st.initial.window.num_bytes), static_cast<double>(now.window.num_bytes));
+  row("window_hit_ratio", st.initial.window.hitRatio, now.window.hitRatio);
+  row("window_hit_prop", st.initial.window.hitProp, now.window.hitProp);
+  row("window_miss_prop", st.initial.window.missProp, now.window.missProp);
+  ctx.note(fmt::format("persisting limit {:.2f} MiB before, {:.2f} MiB after; stream window {} bytes, hitProp {} "
+                       "before; {} bytes, hitProp {} after",
+                       to_mib(st.initial.limit), to_mib(now.limit), st.initial.window.num_bytes,
+                       property_name(st.initial.window.hitProp), now.window.num_bytes,
+                       property_name(now.window.hitProp)));
+}
+
+Demo make_demo() {
+  auto st = std::make_shared<State>();
+  Demo d;
+  d.name = "l2_reset";
+  d.summary =
+      "A kernel re-reads a working set that fits the L2 but not L2 minus the set-aside, after a persisting window\n"
+      "filled the set-aside and was cleared without reset / demoted with hitProp normal / reset with\n"
+      "cudaCtxResetPersistingL2Cache. Expected: after_reset runs at the clean speed (vs_clean 0.95 ... 1.05);\n"
+      "the persisting limit and the stream window read back as before the program ran.";
+  d.size_meaning = "bytes of the re-read working set (default: 0.7 x the L2 size)";
+  d.variants = {
+      {"clean", "no persisting lines: the whole L2", [st](Context& c) { run_after(c, *st, After::clean); }},
+      {"stale_persisting", "window cleared, persisting lines not reset",
+       [st](Context& c) { run_after(c, *st, After::stale); }},
+      {"after_normal_window", "lines demoted by a window with hitProp = normal",
+       [st](Context& c) { run_after(c, *st, After::normal_window); }},
+      {"after_reset", "window cleared and cudaCtxResetPersistingL2Cache()",
+       [st](Context& c) { run_after(c, *st, After::reset); }},
+      {"state_restored", "persisting limit and stream window, before vs after", [st](Context& c) {
+         state_restored(c, *st);
+       }},
+  };
+  d.default_size = [](const DeviceInfo& dev) {
+    return static_cast<std::uint64_t>(dev.l2_bytes / 10 * 7 / 4096 * 4096);
+  };
+  d.quick_size = 2 * kMiB;
+  // The working set, the polluter (the set-aside, < 128 MiB), per-thread outputs and the L2 flush buffer.
+  d.device_bytes = [](std::uint64_t n) { return static_cast<double>(n) + 512e6; };
+  d.extras = {
+      {"passes", "re-reads of the working set per launch (1 ... 64; --quick: 2)", "16", true},
+      {"set-aside", "persisting L2 set-aside: max (persistingL2CacheMaxSize) or a size", "max", false},
+  };
+  d.warmup_ms = 20.0;
+  d.waive_reason = persistence_waive_reason;
+  return d;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return cml::run_demo(make_demo(), argc, argv); }

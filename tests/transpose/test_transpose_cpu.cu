@@ -1,0 +1,175 @@
+// Host-only checks for the transposes (no GPU needed): the CPU reference, the input values, the block
+// orders, the launchers' argument checks, the index maps of the 64 x 64 kernels, and what the access
+// model predicts for each shared-memory layout.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include "02_global_memory/kernels/transpose_global.cuh"
+#include "02_global_memory/kernels/transpose_reference.hpp"
+#include "03_shared_memory/kernels/transpose_shared.cuh"
+#include "common/access_model.hpp"
+
+namespace {
+
+using namespace cml::ch02;
+using namespace cml::ch03;
+using cml::transpose::element_value;
+using cml::transpose::transpose_reference;
+
+TEST(Reference, SmallExample) {
+  // 2 x 3  ->  3 x 2
+  const std::vector<float> in = {1, 2, 3, 4, 5, 6};
+  EXPECT_EQ(transpose_reference(in, 2, 3), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+}
+
+TEST(Reference, MatchesTheDefinitionAcrossBlockEdges) {
+  for (std::size_t m : {1, 2, 31, 32, 33, 65, 100})
+    for (std::size_t n : {1, 3, 32, 33, 64, 97}) {
+      const std::vector<float> in = cml::transpose::make_input(m, n);
+      const std::vector<float> out = transpose_reference(in, m, n);
+      for (std::size_t r = 0; r < m; ++r)
+        for (std::size_t c = 0; c < n; ++c) ASSERT_EQ(out[c * m + r], in[r * n + c]) << m << "x" << n;
+      EXPECT_EQ(transpose_reference(out, n, m), in) << "transposing twice gives the input back";
+    }
+}
+
+TEST(Reference, InputValuesAreDistinctFiniteAndNeverThePoison) {
+  std::set<std::uint32_t> seen;
+  const std::uint64_t wrap = 0x3F800000u;
+  // Windows of 1000 indices: the start, around 2^24 (where float(i) stops being exact), 2^28 (a 16384^2
+  // matrix) and the last distinct index.
+  for (std::uint64_t i : {std::uint64_t{0}, (std::uint64_t{1} << 24) - 500, std::uint64_t{1} << 28, wrap - 1000}) {
+    for (std::uint64_t k = 0; k < 1000; ++k) {
+      const float f = element_value(i + k);
+      std::uint32_t bits;
+      std::memcpy(&bits, &f, sizeof bits);
+      EXPECT_TRUE(std::isfinite(f)) << i + k;
+      EXPECT_NE(bits, 0xFFFFFFFFu);
+      EXPECT_TRUE(seen.insert(bits).second) << "duplicate at " << i + k;
+    }
+  }
+  EXPECT_EQ(element_value(wrap), element_value(0)) << "the pattern repeats after the last distinct index";
+}
+
+// Every tile is visited exactly once, in both orders, for any grid shape.
+TEST(BlockOrder, BothOrdersVisitEveryTileOnce) {
+  for (unsigned tx = 1; tx <= 40; ++tx)
+    for (unsigned ty = 1; ty <= 40; ++ty) {
+      std::vector<int> row_major(tx * ty), diagonal(tx * ty);
+      for (unsigned b = 0; b < tx * ty; ++b) {
+        const TileIndex r = tile_of<BlockOrder::kRowMajor>(b, tx, ty);
+        const TileIndex d = tile_of<BlockOrder::kDiagonal>(b, tx, ty);
+        ASSERT_TRUE(r.x < tx && r.y < ty && d.x < tx && d.y < ty);
+        ++row_major[r.y * tx + r.x];
+        ++diagonal[d.y * tx + d.x];
+      }
+      for (unsigned i = 0; i < tx * ty; ++i) {
+        ASSERT_EQ(row_major[i], 1) << tx << "x" << ty;
+        ASSERT_EQ(diagonal[i], 1) << tx << "x" << ty;
+      }
+    }
+}
+
+// On a square grid the diagonal order is the seeds' mapping: launch (bx, by) -> tile ((bx + by) % T, bx).
+TEST(BlockOrder, DiagonalIsTheSeedsMappingOnSquareGrids) {
+  for (unsigned t = 1; t <= 16; ++t)
+    for (unsigned by = 0; by < t; ++by)
+      for (unsigned bx = 0; bx < t; ++bx) {
+        const TileIndex d = tile_of<BlockOrder::kDiagonal>(by * t + bx, t, t);
+        EXPECT_EQ(d.x, (bx + by) % t);
+        EXPECT_EQ(d.y, bx);
+      }
+}
+
+TEST(Launchers, RejectBadBlocksAndOversizedGrids) {
+  EXPECT_THROW(make_tile_grid(100, 100, dim3(64, 32)), std::invalid_argument);  // 2048 threads
+  EXPECT_THROW(make_tile_grid(100, 100, dim3(0, 8)), std::invalid_argument);
+  EXPECT_THROW(make_tile_grid(100, 100, dim3(8, 8, 2)), std::invalid_argument);
+  EXPECT_THROW(tile_grid(std::size_t{1} << 40, std::size_t{1} << 20, 32, 32), std::invalid_argument);
+  // The launcher checks before touching the GPU, so this runs anywhere.
+  EXPECT_THROW(launch_transpose_naive_row(nullptr, nullptr, 10, 10, nullptr, dim3(33, 32)), std::invalid_argument);
+}
+
+TEST(Launchers, TileGridCoversTheMatrix) {
+  const TileGrid g = make_tile_grid(1000, 777, dim3(32, 8));
+  EXPECT_EQ(g.tiles_x, 32u);   // ceil(1000 / 32)
+  EXPECT_EQ(g.tiles_y, 98u);   // ceil(777 / 8)
+  const TileGrid u = make_tile_grid(1000, 777, dim3(32, 8), kUnroll);
+  EXPECT_EQ(u.tiles_x, 8u);    // ceil(1000 / 128): the unrolled grid is a quarter as wide
+  EXPECT_EQ(tile_grid(1, 4097, 64, 64).blocks(), 65u);
+}
+
+// The 64 x 64 kernels: every element has its own shared-memory word, chunks stay 16-byte aligned, and
+// the thread -> data maps of both phases cover the tile exactly once.
+TEST(Tile64, IndexMapsCoverTheTileOnce) {
+  std::set<int> words;
+  for (int r = 0; r < kWide; ++r)
+    for (int c = 0; c < kWide; ++c) {
+      const int w = wide_offset(r, c);
+      ASSERT_TRUE(w >= 0 && w < kWide * kWide);
+      ASSERT_TRUE(words.insert(w).second) << r << "," << c;
+      if (c % 4 == 0) ASSERT_EQ(w % 4, 0);
+      ASSERT_EQ(wide_offset(r, c) - wide_offset(r, c & ~3), c & 3) << "a chunk stays contiguous";
+    }
+  std::set<std::pair<int, int>> loaded, blocks;
+  for (int t = 0; t < kWideThreads; ++t) {
+    for (int k = 0; k < kWidePasses; ++k) loaded.insert({load_row(t, k), load_chunk(t)});
+    blocks.insert({block_row(t), block_chunk(t)});
+  }
+  EXPECT_EQ(loaded.size(), std::size_t(kWide * kChunks));
+  EXPECT_EQ(blocks.size(), std::size_t(kWide / 4 * kChunks));  // 4 x 4 blocks
+}
+
+// What the access model says about each layout, computed from the kernels' own index functions.
+template <class Offset>
+cml::model::SharedAccess column_reads(Offset offset) {
+  return cml::model::shared_pattern(kTile, sizeof(float), [&](std::uint64_t w, unsigned l) {
+    return std::optional<std::uint64_t>(std::uint64_t(offset(int(l), int(w))) * sizeof(float));
+  });
+}
+
+TEST(AccessModel, TiledLayouts) {
+  EXPECT_EQ(column_reads(tile_offset<TileLayout::kUnpadded>).wavefronts_per_request(), 32.0);
+  EXPECT_EQ(column_reads(tile_offset<TileLayout::kPadded>).wavefronts_per_request(), 1.0);
+  EXPECT_EQ(column_reads(tile_offset<TileLayout::kSwizzled>).wavefronts_per_request(), 1.0);
+  // The same numbers as the common model's generic tile helper.
+  EXPECT_EQ(cml::model::shared_tile_access(32, 32, 0, 4, false).wavefronts_per_request(), 32.0);
+  EXPECT_EQ(cml::model::shared_tile_access(32, 32, 1, 4, false).wavefronts_per_request(), 1.0);
+  EXPECT_EQ(cml::model::shared_tile_access(32, 32, 0, 4, false, true).wavefronts_per_request(), 1.0);
+}
+
+TEST(AccessModel, Tile64SwizzleMakesSixteenByteAccessesConflictFree) {
+  const auto phase2 = [](auto offset) {
+    return cml::model::shared_pattern(kWideThreads / 32, 16, [&](std::uint64_t w, unsigned l) {
+      const int t = int(w * 32 + l);
+      return std::optional<std::uint64_t>(std::uint64_t(offset(block_row(t), 4 * block_chunk(t))) * 4);
+    });
+  };
+  const auto phase1 = cml::model::shared_pattern(kWideThreads / 32, 16, [](std::uint64_t w, unsigned l) {
+    const int t = int(w * 32 + l);
+    return std::optional<std::uint64_t>(std::uint64_t(wide_offset(load_row(t, 0), 4 * load_chunk(t))) * 4);
+  });
+  // 16-byte accesses are served 8 lanes at a time: 4 wavefronts is the conflict-free minimum.
+  EXPECT_EQ(phase1.wavefronts_per_request(), 4.0);
+  EXPECT_EQ(phase2(wide_offset).wavefronts_per_request(), 4.0);
+  // Without the swizzle the 8 lanes of a quarter-warp read the same chunk of 8 rows: 8-way conflicts.
+  EXPECT_EQ(phase2([](int r, int c) { return r * kWide + c; }).wavefronts_per_request(), 32.0);
+  // The smallest padding that keeps rows 16-byte aligned (4 words) only halves that: 4-way conflicts.
+  EXPECT_EQ(phase2([](int r, int c) { return r * (kWide + 4) + c; }).wavefronts_per_request(), 16.0);
+}
+
+TEST(AccessModel, NaiveKernelsSectorsPerRequest) {
+  // naive_row with 32x8 blocks: loads along a row (4 sectors), stores down a column (32 sectors).
+  EXPECT_EQ(cml::model::tile_access(32, 8, 8192, 4, true).sectors_per_request(), 4.0);
+  EXPECT_EQ(cml::model::tile_access(32, 8, 8192, 4, false).sectors_per_request(), 32.0);
+  // The thin 8-wide blocks of the seeds' table: a column request covers 8 rows x 16 bytes.
+  EXPECT_EQ(cml::model::tile_access(8, 32, 8192, 4, false).sectors_per_request(), 8.0);
+}
+
+}  // namespace

@@ -1,0 +1,191 @@
+// Every transpose kernel of 02_global_memory and 03_shared_memory, bit-exact against the CPU transpose:
+// at every shape 1..64 x 1..64 (as Lei Mao's driver does), and at a few large and odd shapes. The output
+// is poisoned before each launch, and the elements past rows * cols must still hold the poison afterwards
+// (no kernel writes outside its matrix).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "02_global_memory/kernels/transpose_global.cuh"
+#include "02_global_memory/kernels/transpose_reference.hpp"
+#include "03_shared_memory/kernels/transpose_shared.cuh"
+#include "common/testing.hpp"
+
+namespace {
+
+using cml::transpose::Expect;
+using cml::transpose::Launch;
+using namespace cml::ch02;
+using namespace cml::ch03;
+
+struct Case {
+  std::string name;
+  Expect expect;
+  Launch launch;
+};
+
+// GoogleTest prints the parameter in test listings (and CTest keeps it in the test name): the name, not bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+template <class F>
+Launch with_block(F f, dim3 block) {
+  return [f, block](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t s) {
+    f(in, out, r, c, s, block);
+  };
+}
+
+Launch async_with(unsigned max_blocks) {
+  return [max_blocks](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t s) {
+    launch_transpose_tile64_async(in, out, r, c, s, max_blocks);
+  };
+}
+
+std::vector<Case> all_cases() {
+  const Expect kT = Expect::kTranspose;
+  std::vector<Case> v = {
+      // 02_global_memory (names as in the demo)
+      {"copy_row", Expect::kCopy, with_block(launch_copy_row, kDefaultBlock)},
+      {"copy_col", Expect::kCopy, with_block(launch_copy_col, kDefaultBlock)},
+      {"naive_row", kT, with_block(launch_transpose_naive_row<BlockOrder::kRowMajor>, kDefaultBlock)},
+      {"naive_col", kT, with_block(launch_transpose_naive_col<BlockOrder::kRowMajor>, kDefaultBlock)},
+      {"naive_col_l2only", kT, with_block(launch_transpose_naive_col_l2only, kDefaultBlock)},
+      {"unroll4_row", kT, with_block(launch_transpose_unroll4_row, kDefaultBlock)},
+      {"unroll4_col", kT, with_block(launch_transpose_unroll4_col, kDefaultBlock)},
+      {"diagonal_row", kT, with_block(launch_transpose_diagonal_row, kDefaultBlock)},
+      {"diagonal_col", kT, with_block(launch_transpose_diagonal_col, kDefaultBlock)},
+      // a few more block shapes for the unrolled and diagonal kernels (non-square tile grids)
+      {"unroll4_row_8x32", kT, with_block(launch_transpose_unroll4_row, dim3(8, 32))},
+      {"unroll4_col_16x16", kT, with_block(launch_transpose_unroll4_col, dim3(16, 16))},
+      {"diagonal_row_16x8", kT, with_block(launch_transpose_diagonal_row, dim3(16, 8))},
+      {"diagonal_col_8x32", kT, with_block(launch_transpose_diagonal_col, dim3(8, 32))},
+      // 03_shared_memory
+      {"tiled_unpadded", kT, launch_transpose_tiled_unpadded},
+      {"tiled_padded", kT, launch_transpose_tiled_padded},
+      {"tiled_swizzled", kT, launch_transpose_tiled_swizzled},
+      {"tiled_multi", kT, launch_transpose_tiled_multi},
+      {"tile64_vec4", kT, launch_transpose_tile64_vec4},
+      {"tile64_async", kT, async_with(0)},
+      // persistent grids far smaller than the tile count: every block cycles through both buffers
+      {"tile64_async_1block", kT, async_with(1)},
+      {"tile64_async_3blocks", kT, async_with(3)},
+  };
+  // The demo's block_sweep.
+  for (unsigned x : {32u, 16u, 8u})
+    for (unsigned y : {32u, 16u, 8u}) {
+      const std::string b = std::to_string(x) + "x" + std::to_string(y);
+      v.push_back({"sweep_naive_row_" + b, kT, with_block(launch_transpose_naive_row<BlockOrder::kRowMajor>, dim3(x, y))});
+      v.push_back({"sweep_naive_col_" + b, kT, with_block(launch_transpose_naive_col<BlockOrder::kRowMajor>, dim3(x, y))});
+    }
+  return v;
+}
+
+// Device input and output sized for the largest shape of a test, allocated once; an m x n matrix uses the
+// first m * n input elements (element_value(i), so its reference is computed from the same values).
+class Fixture {
+ public:
+  explicit Fixture(std::size_t max_elements, std::size_t guard = 1024)
+      : host_in_(max_elements), in_(max_elements), out_(max_elements + guard), got_(max_elements + guard) {
+    for (std::size_t i = 0; i < max_elements; ++i) host_in_[i] = cml::transpose::element_value(i);
+    in_.upload(host_in_);
+  }
+
+  // Runs `c` on an m x n matrix; returns "" if exact and the guard is untouched, else what went wrong.
+  std::string check(const Case& c, std::size_t m, std::size_t n) {
+    const std::size_t count = m * n;
+    out_.poison();
+    c.launch(in_.data(), out_.data(), m, n, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    out_.download(got_.data(), got_.size());
+
+    std::vector<float> expected(host_in_.begin(), host_in_.begin() + count);
+    if (c.expect == Expect::kTranspose) expected = cml::transpose::transpose_reference(expected, m, n);
+    const cml::VerifyResult r = cml::compare_exact(got_.data(), expected.data(), count);
+    const std::string shape = std::to_string(m) + "x" + std::to_string(n);
+    if (!r.ok()) return shape + ": " + std::to_string(r.mismatches) + " of " + std::to_string(count) +
+                        " elements differ, first " + r.first.front();
+    const std::uint32_t poison = 0xFFFFFFFFu;
+    for (std::size_t i = count; i < got_.size(); ++i)
+      if (std::memcmp(&got_[i], &poison, sizeof poison) != 0)
+        return shape + ": wrote past the matrix at element " + std::to_string(i);
+    return "";
+  }
+
+ private:
+  std::vector<float> host_in_;
+  cml::DeviceBuffer<float> in_, out_;
+  std::vector<float> got_;
+};
+
+class TransposeVariant : public testing::TestWithParam<Case> {};
+
+TEST_P(TransposeVariant, EveryShapeUpTo64x64) {
+  CML_REQUIRE_GPU();
+  constexpr std::size_t kMax = 64;
+  Fixture f(kMax * kMax);
+  int failures = 0;
+  for (std::size_t m = 1; m <= kMax && failures < 5; ++m)
+    for (std::size_t n = 1; n <= kMax && failures < 5; ++n) {
+      const std::string why = f.check(GetParam(), m, n);
+      if (!why.empty()) {
+        ADD_FAILURE() << GetParam().name << " " << why;
+        ++failures;
+      }
+    }
+}
+
+TEST_P(TransposeVariant, LargeAndOddShapes) {
+  CML_REQUIRE_GPU();
+  const std::pair<std::size_t, std::size_t> shapes[] = {
+      {1000, 777}, {1, 4097}, {4097, 1}, {4096, 1024}, {1024, 4096}, {130, 8200}, {2048, 2048}, {1001, 1003}};
+  std::size_t largest = 0;
+  for (const auto& s : shapes) largest = std::max(largest, s.first * s.second);
+  Fixture f(largest);
+  for (const auto& [m, n] : shapes) {
+    const std::string why = f.check(GetParam(), m, n);
+    EXPECT_TRUE(why.empty()) << GetParam().name << " " << why;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Transpose, TransposeVariant, testing::ValuesIn(all_cases()),
+                         [](const testing::TestParamInfo<Case>& i) { return i.param.name; });
+
+// The 64 x 64 kernels take the 4-byte path when a pointer is not 16-byte aligned, even for shapes whose
+// sides are multiples of 4; the result must not change.
+TEST(Tile64, UnalignedPointersUseTheScalarPathExactly) {
+  CML_REQUIRE_GPU();
+  const std::size_t m = 192, n = 132;  // 3 x 3 tiles, the last column of tiles partial
+  std::vector<float> host(m * n);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = cml::transpose::element_value(i);
+  const std::vector<float> expected = cml::transpose::transpose_reference(host, m, n);
+  cml::DeviceBuffer<float> in(m * n + 1), out(m * n + 1);
+  CUDA_CHECK(cudaMemcpy(in.data() + 1, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+  ASSERT_FALSE(vec4_aligned(in.data() + 1, out.data() + 1, m, n));
+  for (const Case& c : {Case{"tile64_vec4", Expect::kTranspose, launch_transpose_tile64_vec4},
+                        Case{"tile64_async", Expect::kTranspose, async_with(2)}}) {
+    out.poison();
+    c.launch(in.data() + 1, out.data() + 1, m, n, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> got(m * n);
+    CUDA_CHECK(cudaMemcpy(got.data(), out.data() + 1, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    const cml::VerifyResult r = cml::compare_exact(got, expected);
+    EXPECT_TRUE(r.ok()) << c.name << ": " << r.mismatches << " mismatches, first " << r.first.front();
+  }
+}
+
+// A launch into an empty matrix does nothing (and in particular launches no zero-block grid).
+TEST(Launchers, EmptyMatrixIsANoOp) {
+  CML_REQUIRE_GPU();
+  for (const Case& c : all_cases()) {
+    c.launch(nullptr, nullptr, 0, 5, nullptr);
+    c.launch(nullptr, nullptr, 5, 0, nullptr);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << c.name;
+  }
+}
+
+}  // namespace
