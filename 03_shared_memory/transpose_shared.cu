@@ -62,6 +62,27 @@ void tiled(Context& ctx) {
                    }));
 }
 
+// Padded kSide x kSide tiles with kSide x kBlockRows threads (more loads in flight per thread).
+template <int kSide, int kBlockRows>
+void padded_tile(Context& ctx) {
+  transpose::Bench& b = transpose::bench(ctx);
+  const auto& s = b.shape();
+  Row& row = b.run(ctx, fmt::format("tile={0}x{0} threads={0}x{1}", kSide, kBlockRows), Expect::kTranspose,
+                   launch_transpose_padded_tile<kSide, kBlockRows>);
+  transpose::set_global_model(row, model::tile_access(kSide, kBlockRows, s.cols, sizeof(float), true),
+                              model::tile_access(kSide, kBlockRows, s.rows, sizeof(float), true));
+  // Warp w covers 32 consecutive x of one tile row y: it writes tile[y][x..] and reads tile[x..][y].
+  constexpr std::uint64_t ld = kSide + 1;
+  constexpr std::uint64_t warps_per_row = kSide / model::kWarp;
+  const auto lane_x = [](std::uint64_t w, unsigned l) { return (w % warps_per_row) * model::kWarp + l; };
+  set_shared_model(row, model::shared_pattern(kSide * warps_per_row, sizeof(float), [&](std::uint64_t w, unsigned l) {
+                     return std::optional<std::uint64_t>(((w / warps_per_row) * ld + lane_x(w, l)) * sizeof(float));
+                   }),
+                   model::shared_pattern(kSide * warps_per_row, sizeof(float), [&](std::uint64_t w, unsigned l) {
+                     return std::optional<std::uint64_t>((lane_x(w, l) * ld + w / warps_per_row) * sizeof(float));
+                   }));
+}
+
 // The 64 x 64 kernels, modelled for the path their tiles take: float4 (the first pass of each phase; the
 // other passes have the same pattern) or, when the sides are not multiples of 4, the 4-byte fallback.
 void wide_model(Row& row, const transpose::Shape& s) {
@@ -117,6 +138,10 @@ Demo make_demo() {
        tiled<TileLayout::kSwizzled, kTile>},
       {"tiled_multi", "32x32 tile, 32x8 threads (4 elements each), +1 padding",
        tiled<TileLayout::kPadded, kMultiRows>},
+      {"tiled_32x4", "32x32 tile, 32x4 threads (8 elements each), +1 padding", padded_tile<32, 4>},
+      {"tiled_32x2", "32x32 tile, 32x2 threads (16 elements each), +1 padding", padded_tile<32, 2>},
+      {"tiled_64x8", "64x64 tile, 64x8 threads (8 elements each), +1 padding", padded_tile<64, 8>},
+      {"tiled_64x4", "64x64 tile, 64x4 threads (16 elements each), +1 padding", padded_tile<64, 4>},
       {"tile64_vec4", "64x64 tile, 256 threads, float4 loads/stores, chunk-swizzled tile",
        [](Context& ctx) { wide(ctx, "tile=64x64 threads=256", launch_transpose_tile64_vec4); }},
       {"tile64_async", "tile64_vec4 in persistent blocks, cp.async into two tile buffers",

@@ -2,13 +2,14 @@
 # compute-sanitizer over every demo (--quick) and every GPU test binary, for each tool, with a table of
 # findings (tool x target). Needs a GPU and a built tree (scripts/gpu_check.sh or cmake --preset release).
 #   scripts/sanitize.sh [--tools memcheck,racecheck,initcheck,synccheck] [--targets demos|tests|all]
-#                       [--only REGEX] [--build DIR] [--logs DIR]
+#                       [--only REGEX] [--timeout SECONDS] [--build DIR] [--logs DIR]
 # Exit status: 0 when every run reports 0 findings, 1 otherwise.
 set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
 tools=memcheck,racecheck,initcheck,synccheck
 targets=all
 only=""
+per_run=600
 build="$CML_ROOT/build"
 logs=""
 while [ $# -gt 0 ]; do
@@ -16,6 +17,7 @@ while [ $# -gt 0 ]; do
     --tools) tools=$2; shift 2 ;;
     --targets) targets=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --timeout) per_run=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --logs) logs=$2; shift 2 ;;
     -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
@@ -58,7 +60,7 @@ for tool in "${tool_list[@]}"; do
     extra=()
     [ "$tool" = racecheck ] && extra=(--racecheck-report all)
     # shellcheck disable=SC2086
-    compute-sanitizer --tool "$tool" "${extra[@]}" --print-limit 20 $cmd >"$log_file" 2>&1
+    timeout "$per_run" compute-sanitizer --tool "$tool" "${extra[@]}" --print-limit 20 $cmd >"$log_file" 2>&1
     rc=$?
     findings=$(grep -Eo '(ERROR SUMMARY|RACECHECK SUMMARY): [0-9]+' "$log_file" | tail -n 1 | grep -Eo '[0-9]+$')
     if [ "$tool" = racecheck ]; then
@@ -66,7 +68,8 @@ for tool in "${tool_list[@]}"; do
       findings=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\1 \2/p' "$log_file" | awk '{print $1+$2}' | tail -n 1)
       [ -n "$findings" ] || findings=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+' "$log_file" | grep -Eo '[0-9]+$' | tail -n 1)
     fi
-    if [ "$rc" -eq 77 ]; then cell="waived"
+    if [ "$rc" -eq 124 ]; then cell="timeout"; bad=1
+    elif [ "$rc" -eq 77 ]; then cell="waived"
     elif [ -z "$findings" ]; then cell="rc=$rc?"; bad=1
     elif [ "$findings" -ne 0 ] || { [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; }; then cell="$findings (rc=$rc)"; bad=1
     else cell="0"; fi

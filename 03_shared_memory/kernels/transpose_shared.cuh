@@ -105,6 +105,33 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
   }
 }
 
+// ---- Padded tiles with more elements per thread ---------------------------------------------------
+// The same two-phase transpose on a kSide x kSide tile (+1 padding) with kSide x kBlockRows threads, so
+// each thread keeps kSide / kBlockRows loads in flight before the barrier. Why: HBM3e needs many bytes in
+// flight per SM; with one 4-byte element per thread (tiled_padded) the kernel is latency-bound, and even
+// four (tiled_multi) leave it short of the copy ceiling. Which shape wins is a measurement question.
+template <int kSide, int kBlockRows>
+__global__ void __launch_bounds__(kSide* kBlockRows)
+    transpose_padded_tile_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
+                                 std::size_t cols, TileGrid g) {
+  __shared__ float tile[kSide][kSide + 1];
+  const TileIndex t = tile_of<BlockOrder::kRowMajor>(blockIdx.x, g.tiles_x, g.tiles_y);
+  const std::size_t r0 = std::size_t{t.y} * kSide, c0 = std::size_t{t.x} * kSide;
+  const int x = threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < kSide / kBlockRows; ++k) {
+    const int y = threadIdx.y + k * kBlockRows;
+    if (r0 + y < rows && c0 + x < cols) tile[y][x] = in[(r0 + y) * cols + c0 + x];
+  }
+  __syncthreads();
+  // Lanes walk tile column y: word x * (kSide + 1) + y, i.e. banks (x + y) % 32 for 32 consecutive x.
+#pragma unroll
+  for (int k = 0; k < kSide / kBlockRows; ++k) {
+    const int y = threadIdx.y + k * kBlockRows;
+    if (c0 + y < cols && r0 + x < rows) out[(c0 + y) * rows + r0 + x] = tile[x][y];
+  }
+}
+
 // ---- 64 x 64 float4 transposes ----------------------------------------------------------------------
 
 // Where a 64 x 64 tile starts, and whether it can use 16-byte accesses: it must lie wholly inside the
@@ -257,6 +284,15 @@ inline constexpr int kMultiRows = 8;
 inline void launch_transpose_tiled_multi(const float* in, float* out, std::size_t rows, std::size_t cols,
                                          cudaStream_t s) {
   launch_transpose_tiled<TileLayout::kPadded, kMultiRows>(in, out, rows, cols, s);
+}
+
+template <int kSide, int kBlockRows>
+void launch_transpose_padded_tile(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
+  static_assert(kSide % kBlockRows == 0 && kSide % 32 == 0, "whole warps along x; the rows divide the tile");
+  if (rows == 0 || cols == 0) return;
+  const TileGrid g = ch02::tile_grid(cols, rows, kSide, kSide);
+  transpose_padded_tile_kernel<kSide, kBlockRows><<<g.blocks(), dim3(kSide, kBlockRows), 0, s>>>(in, out, rows, cols, g);
+  CUDA_CHECK_LAUNCH();
 }
 
 // 16-byte accesses need both sides a multiple of 4 floats and 16-byte aligned pointers (cudaMalloc gives

@@ -9,7 +9,7 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 have_cmake_package() {
   local name=$1 d
   for d in /usr/lib/*/cmake /usr/lib/cmake /usr/lib64/cmake /usr/local/lib/cmake /usr/local/lib64/cmake \
-           /usr/local/lib/*/cmake /usr/share/cmake /opt/*/lib/cmake ${CMAKE_PREFIX_PATH//:/ }; do
+           /usr/local/lib/*/cmake /usr/share/cmake /opt/*/lib/cmake ${CMAKE_PREFIX_PATH:+${CMAKE_PREFIX_PATH//:/ }}; do
     [ -d "$d" ] || continue
     if compgen -G "$d/$name/*onfig.cmake" >/dev/null || compgen -G "$d/$name*/*onfig.cmake" >/dev/null \
        || compgen -G "$d/cmake/$name/*onfig.cmake" >/dev/null; then

@@ -20,7 +20,7 @@ TEST(CudaCheck, ThrowsWithExpressionFileAndName) {
   } catch (const cml::CudaError& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("cudaSetDevice(9999)"), std::string::npos) << m;
-    EXPECT_NE(m.find("test_common_gpu.cu"), std::string::npos) << m;
+    EXPECT_NE(m.find("test_common_gpu_errors.cu"), std::string::npos) << m;
     EXPECT_NE(m.find("cudaErrorInvalidDevice"), std::string::npos) << m;
     EXPECT_EQ(e.code(), cudaErrorInvalidDevice);
   }

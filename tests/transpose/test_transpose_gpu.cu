@@ -69,6 +69,10 @@ std::vector<Case> all_cases() {
       {"tiled_padded", kT, launch_transpose_tiled_padded},
       {"tiled_swizzled", kT, launch_transpose_tiled_swizzled},
       {"tiled_multi", kT, launch_transpose_tiled_multi},
+      {"tiled_32x4", kT, launch_transpose_padded_tile<32, 4>},
+      {"tiled_32x2", kT, launch_transpose_padded_tile<32, 2>},
+      {"tiled_64x8", kT, launch_transpose_padded_tile<64, 8>},
+      {"tiled_64x4", kT, launch_transpose_padded_tile<64, 4>},
       {"tile64_vec4", kT, launch_transpose_tile64_vec4},
       {"tile64_async", kT, async_with(0)},
       // persistent grids far smaller than the tile count: every block cycles through both buffers
