@@ -63,12 +63,17 @@ void tiled(Context& ctx) {
 }
 
 // Padded kSide x kSide tiles with kSide x kBlockRows threads (more loads in flight per thread).
-template <int kSide, int kBlockRows>
+template <int kSide, int kBlockRows, int kKind = 0>
 void padded_tile(Context& ctx) {
   transpose::Bench& b = transpose::bench(ctx);
   const auto& s = b.shape();
-  Row& row = b.run(ctx, fmt::format("tile={0}x{0} threads={0}x{1}", kSide, kBlockRows), Expect::kTranspose,
-                   launch_transpose_padded_tile<kSide, kBlockRows>);
+  // kKind: 0 the plain padded tile, 1 the fast-path tile, 2 the fast-path tile with streaming hints.
+  const transpose::Launch launch = kKind == 0   ? transpose::Launch(launch_transpose_padded_tile<kSide, kBlockRows>)
+                                   : kKind == 1 ? transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, false>)
+                                                : transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, true>);
+  const char* kind = kKind == 0 ? "" : kKind == 1 ? " fast-path" : " fast-path evict-first";
+  Row& row = b.run(ctx, fmt::format("tile={0}x{0} threads={0}x{1}{2}", kSide, kBlockRows, kind), Expect::kTranspose,
+                   launch);
   transpose::set_global_model(row, model::tile_access(kSide, kBlockRows, s.cols, sizeof(float), true),
                               model::tile_access(kSide, kBlockRows, s.rows, sizeof(float), true));
   // Warp w covers 32 consecutive x of one tile row y: it writes tile[y][x..] and reads tile[x..][y].
@@ -142,6 +147,10 @@ Demo make_demo() {
       {"tiled_32x2", "32x32 tile, 32x2 threads (16 elements each), +1 padding", padded_tile<32, 2>},
       {"tiled_64x8", "64x64 tile, 64x8 threads (8 elements each), +1 padding", padded_tile<64, 8>},
       {"tiled_64x4", "64x64 tile, 64x4 threads (16 elements each), +1 padding", padded_tile<64, 4>},
+      {"fast_32x4", "tiled_32x4 with unchecked interior tiles and 32-bit indexing", padded_tile<32, 4, 1>},
+      {"fast_32x4_cs", "fast_32x4 with evict-first loads and stores (__ldcs/__stcs)", padded_tile<32, 4, 2>},
+      {"fast_64x8", "tiled_64x8 with unchecked interior tiles and 32-bit indexing", padded_tile<64, 8, 1>},
+      {"fast_64x8_cs", "fast_64x8 with evict-first loads and stores (__ldcs/__stcs)", padded_tile<64, 8, 2>},
       {"tile64_vec4", "64x64 tile, 256 threads, float4 loads/stores, chunk-swizzled tile",
        [](Context& ctx) { wide(ctx, "tile=64x64 threads=256", launch_transpose_tile64_vec4); }},
       {"tile64_async", "tile64_vec4 in persistent blocks, cp.async into two tile buffers",

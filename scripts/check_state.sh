@@ -6,6 +6,7 @@ set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
 build="$CML_ROOT/build"
 [ "${1:-}" = --build ] && { build=$2; shift 2; }
+build=$(cd "$build" && pwd) || die "no build directory $build"
 probe="$build/tests/state_probe"
 [ -x "$probe" ] || die "$probe not built"
 before=$("$probe") || die "state_probe failed"

@@ -8,14 +8,15 @@ puts around each profiled launch (ncu --print-nvtx-rename kernel). Several kerne
 import argparse
 import csv
 import io
+import re
 import sys
 from collections import OrderedDict
 
 MODEL_COLUMNS = {
     "ld_sectors": ["model_ld_sectors_per_req", "model_sectors_per_req"],
     "st_sectors": ["model_st_sectors_per_req"],
-    "ld_wavefronts": ["model_ld_wavefronts_per_req", "model_wavefronts_per_req", "model_shared_ld_wavefronts_per_req"],
-    "st_wavefronts": ["model_st_wavefronts_per_req", "model_shared_st_wavefronts_per_req"],
+    "ld_wavefronts": ["model_ld_wavefronts_per_req", "model_wavefronts_per_req", "model_shared_ld_wavefronts_per_req", "model_smem_ld_wf_per_req"],
+    "st_wavefronts": ["model_st_wavefronts_per_req", "model_shared_st_wavefronts_per_req", "model_smem_st_wf_per_req"],
 }
 
 
@@ -44,6 +45,20 @@ def read_ncu(path):
     if body and body[0] and body[0][0] == "":
         body = body[1:]
     return [dict(zip(header, r)) for r in body if len(r) == len(header)]
+
+
+RANGE = re.compile(r"([A-Za-z0-9_]+#\d+\|[^:\"]*)")
+
+
+def range_of(kernel):
+    """The harness's NVTX range "variant#k|params": ncu reports it in its NVTX push/pop column (and, with
+    --print-nvtx-rename kernel, in the kernel name on some pages)."""
+    for col, val in kernel.items():
+        if "Push/Pop_Range" in col or col == "Kernel Name":
+            m = RANGE.search(val or "")
+            if m:
+                return m.group(1)
+    return None
 
 
 def read_demo(path):
@@ -80,8 +95,7 @@ def main():
     # Sum metrics per NVTX range.
     ranges = OrderedDict()
     for k in kernels:
-        name = k.get("Kernel Name", "")
-        key = name if ("#" in name and "|" in name) else None
+        key = range_of(k)
         if key is None:
             continue
         agg = ranges.setdefault(key, {"kernels": 0})
@@ -91,8 +105,8 @@ def main():
             if v is not None and "__" in col:
                 agg[col] = agg.get(col, 0.0) + v
     if not ranges:
-        sys.exit("profile_table: no kernel carried an NVTX range name (does this ncu support "
-                 "--print-nvtx-rename kernel?)")
+        sys.exit("profile_table: no kernel carried the harness's NVTX range (was the demo run with --profile "
+                 "and ncu with --nvtx?)")
 
     def g(agg, m):
         return agg.get(m)

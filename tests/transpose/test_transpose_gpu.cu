@@ -73,6 +73,10 @@ std::vector<Case> all_cases() {
       {"tiled_32x2", kT, launch_transpose_padded_tile<32, 2>},
       {"tiled_64x8", kT, launch_transpose_padded_tile<64, 8>},
       {"tiled_64x4", kT, launch_transpose_padded_tile<64, 4>},
+      {"fast_32x4", kT, launch_transpose_fast_tile<32, 4, false>},
+      {"fast_32x4_cs", kT, launch_transpose_fast_tile<32, 4, true>},
+      {"fast_64x8", kT, launch_transpose_fast_tile<64, 8, false>},
+      {"fast_64x8_cs", kT, launch_transpose_fast_tile<64, 8, true>},
       {"tile64_vec4", kT, launch_transpose_tile64_vec4},
       {"tile64_async", kT, async_with(0)},
       // persistent grids far smaller than the tile count: every block cycles through both buffers

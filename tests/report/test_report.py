@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""The report step on a small committed fixture (trimmed CSVs of a real H200 run): every table and every
+plot the report promises must be produced, and the README marker rewriting must work."""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+FIXTURE = os.path.join(HERE, "fixture")
+
+# Written out by hand (not derived from scripts/plots.py) so that a plot silently dropped fails the test.
+EXPECTED_PLOTS = """
+latency_ladder cache_bandwidth bandwidth_ceiling misaligned_read misaligned_write strided_copy
+load_caching_dlcm_ca load_caching_dlcm_cg vector_width aos_vs_soa read_only_path managed_vs_manual
+transpose_global transpose_shared transpose_shared_16384 bank_conflicts reduce_integer pinned_h2d pinned_d2h
+zero_copy stream_overlap managed_memory transfer_batching l2_sliding_window l2_competing_streams
+""".split()
+
+
+def main():
+    failures = []
+    with tempfile.TemporaryDirectory() as out:
+        run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report.py"), FIXTURE, "--out", out],
+                             capture_output=True, text=True)
+        print(run.stdout, run.stderr, sep="")
+        if run.returncode != 0:
+            print(f"FAIL: report.py exited {run.returncode}")
+            return 1
+        report = open(os.path.join(out, "REPORT.md")).read()
+        if "NVIDIA H200" not in report:
+            failures.append("device header missing")
+        for name in sorted(os.listdir(FIXTURE)):
+            if name.endswith(".csv") and f"### {name[:-4]}\n" not in report:
+                failures.append(f"table for {name[:-4]} missing")
+        for plot in EXPECTED_PLOTS:
+            png = os.path.join(out, "plots", plot + ".png")
+            if not os.path.exists(png) or os.path.getsize(png) < 5000:
+                failures.append(f"plot {plot}.png missing or empty")
+            elif f"(plots/{plot}.png)" not in report:
+                failures.append(f"plot {plot}.png not linked from REPORT.md")
+
+        # README marker rewriting, on a scratch chapter folder.
+        chapter = os.path.join(out, "root", "99_scratch")
+        os.makedirs(chapter)
+        with open(os.path.join(chapter, "README.md"), "w") as f:
+            f.write("before\n<!-- results:vector_width -->\nstale\n<!-- /results:vector_width -->\nafter\n")
+        run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report.py"), FIXTURE, "--out", out,
+                              "--readmes", "--root", os.path.join(out, "root")], capture_output=True, text=True)
+        text = open(os.path.join(chapter, "README.md")).read()
+        if run.returncode != 0 or "stale" in text or "| per_thread |" not in text or not text.endswith("after\n"):
+            failures.append("README results block was not regenerated")
+
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{len(EXPECTED_PLOTS) + 2 - len(failures)} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
