@@ -20,21 +20,19 @@ std::string format_bytes(double bytes);
 [[noreturn]] void throw_alloc_error(cudaError_t code, const char* what, std::size_t bytes, const char* file,
                                     int line);
 
-template <class T>
-class DeviceBuffer {
+// Owns `count` elements obtained from Allocator (allocate(bytes, flags) / release(ptr)). Move-only.
+template <class T, class Allocator>
+class OwnedBuffer {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t count) : count_(count) {
-    if (count == 0) return;
-    const cudaError_t err = cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes());
-    if (err != cudaSuccess) throw_alloc_error(err, "cudaMalloc", bytes(), __FILE__, __LINE__);
+  OwnedBuffer() = default;
+  explicit OwnedBuffer(std::size_t count, unsigned flags = Allocator::kDefaultFlags) : count_(count) {
+    if (count != 0) ptr_ = static_cast<T*>(Allocator::allocate(bytes(), flags));
   }
-  ~DeviceBuffer() { reset(); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+  ~OwnedBuffer() { reset(); }
+  OwnedBuffer(const OwnedBuffer&) = delete;
+  OwnedBuffer& operator=(const OwnedBuffer&) = delete;
+  OwnedBuffer(OwnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  OwnedBuffer& operator=(OwnedBuffer&& o) noexcept {
     if (this != &o) {
       reset();
       ptr_ = std::exchange(o.ptr_, nullptr);
@@ -47,112 +45,96 @@ class DeviceBuffer {
   std::size_t size() const noexcept { return count_; }
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
 
+ private:
+  void reset() noexcept {
+    if (ptr_ != nullptr) Allocator::release(ptr_);
+    ptr_ = nullptr;
+    count_ = 0;
+  }
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+struct DeviceAllocator {
+  static constexpr unsigned kDefaultFlags = 0;
+  static void* allocate(std::size_t bytes, unsigned) {
+    void* p = nullptr;
+    const cudaError_t err = cudaMalloc(&p, bytes);
+    if (err != cudaSuccess) throw_alloc_error(err, "cudaMalloc", bytes, __FILE__, __LINE__);
+    return p;
+  }
+  static void release(void* p) noexcept { CUDA_CHECK_NOTHROW(cudaFree(p)); }
+};
+
+// Flags: cudaHostAllocDefault, Portable, Mapped, WriteCombined.
+struct PinnedAllocator {
+  static constexpr unsigned kDefaultFlags = cudaHostAllocDefault;
+  static void* allocate(std::size_t bytes, unsigned flags) {
+    void* p = nullptr;
+    const cudaError_t err = cudaHostAlloc(&p, bytes, flags);
+    if (err != cudaSuccess) throw_alloc_error(err, "cudaHostAlloc", bytes, __FILE__, __LINE__);
+    return p;
+  }
+  static void release(void* p) noexcept { CUDA_CHECK_NOTHROW(cudaFreeHost(p)); }
+};
+
+// Callers must size managed allocations within the free device memory.
+struct ManagedAllocator {
+  static constexpr unsigned kDefaultFlags = cudaMemAttachGlobal;
+  static void* allocate(std::size_t bytes, unsigned flags) {
+    void* p = nullptr;
+    const cudaError_t err = cudaMallocManaged(&p, bytes, flags);
+    if (err != cudaSuccess) throw_alloc_error(err, "cudaMallocManaged", bytes, __FILE__, __LINE__);
+    return p;
+  }
+  static void release(void* p) noexcept { CUDA_CHECK_NOTHROW(cudaFree(p)); }
+};
+
+template <class T>
+class DeviceBuffer : public OwnedBuffer<T, DeviceAllocator> {
+ public:
+  using OwnedBuffer<T, DeviceAllocator>::OwnedBuffer;
+  using OwnedBuffer<T, DeviceAllocator>::data;
+  using OwnedBuffer<T, DeviceAllocator>::size;
+  using OwnedBuffer<T, DeviceAllocator>::bytes;
+
   void upload(const T* host, std::size_t count) {
-    CUDA_CHECK(cudaMemcpy(ptr_, host, count * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(data(), host, count * sizeof(T), cudaMemcpyHostToDevice));
     // From pageable memory cudaMemcpy may return once the data is staged, before the DMA lands; wait
     // so that work on any stream (non-blocking ones included) sees the uploaded bytes.
     CUDA_CHECK(cudaStreamSynchronize(nullptr));
   }
   void upload(const std::vector<T>& host) { upload(host.data(), host.size()); }
   void download(T* host, std::size_t count) const {
-    CUDA_CHECK(cudaMemcpy(host, ptr_, count * sizeof(T), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(host, data(), count * sizeof(T), cudaMemcpyDeviceToHost));
   }
   std::vector<T> download() const {
-    std::vector<T> host(count_);
-    download(host.data(), count_);
+    std::vector<T> host(size());
+    download(host.data(), size());
     return host;
   }
   // Fills every byte with 0xFF: NaN for floats, -1 for signed integers. Outputs are poisoned before
   // each variant so a kernel that skips elements cannot pass on a previous variant's result.
   void poison(cudaStream_t stream = nullptr) { fill_bytes(0xFF, stream); }
   void fill_bytes(int value, cudaStream_t stream = nullptr) {
-    if (count_ != 0) CUDA_CHECK(cudaMemsetAsync(ptr_, value, bytes(), stream));
+    if (size() != 0) CUDA_CHECK(cudaMemsetAsync(data(), value, bytes(), stream));
   }
-
- private:
-  void reset() noexcept {
-    if (ptr_ != nullptr) CUDA_CHECK_NOTHROW(cudaFree(ptr_));
-    ptr_ = nullptr;
-    count_ = 0;
-  }
-  T* ptr_ = nullptr;
-  std::size_t count_ = 0;
 };
 
-// Page-locked host memory from cudaHostAlloc (flags: cudaHostAllocDefault, Portable, Mapped, WriteCombined).
+// Page-locked host memory from cudaHostAlloc.
 template <class T>
-class PinnedBuffer {
+class PinnedBuffer : public OwnedBuffer<T, PinnedAllocator> {
  public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t count, unsigned flags = cudaHostAllocDefault) : count_(count) {
-    if (count == 0) return;
-    const cudaError_t err = cudaHostAlloc(reinterpret_cast<void**>(&ptr_), bytes(), flags);
-    if (err != cudaSuccess) throw_alloc_error(err, "cudaHostAlloc", bytes(), __FILE__, __LINE__);
-  }
-  ~PinnedBuffer() { reset(); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  PinnedBuffer(PinnedBuffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    if (this != &o) {
-      reset();
-      ptr_ = std::exchange(o.ptr_, nullptr);
-      count_ = std::exchange(o.count_, 0);
-    }
-    return *this;
-  }
-  T* data() const noexcept { return ptr_; }
-  T& operator[](std::size_t i) const noexcept { return ptr_[i]; }
-  std::size_t size() const noexcept { return count_; }
-  std::size_t bytes() const noexcept { return count_ * sizeof(T); }
-
- private:
-  void reset() noexcept {
-    if (ptr_ != nullptr) CUDA_CHECK_NOTHROW(cudaFreeHost(ptr_));
-    ptr_ = nullptr;
-    count_ = 0;
-  }
-  T* ptr_ = nullptr;
-  std::size_t count_ = 0;
+  using OwnedBuffer<T, PinnedAllocator>::OwnedBuffer;
+  T& operator[](std::size_t i) const noexcept { return this->data()[i]; }
 };
 
-// Managed (unified) memory from cudaMallocManaged. Callers must size it within the free device memory.
+// Managed (unified) memory from cudaMallocManaged.
 template <class T>
-class ManagedBuffer {
+class ManagedBuffer : public OwnedBuffer<T, ManagedAllocator> {
  public:
-  ManagedBuffer() = default;
-  explicit ManagedBuffer(std::size_t count, unsigned flags = cudaMemAttachGlobal) : count_(count) {
-    if (count == 0) return;
-    const cudaError_t err = cudaMallocManaged(reinterpret_cast<void**>(&ptr_), bytes(), flags);
-    if (err != cudaSuccess) throw_alloc_error(err, "cudaMallocManaged", bytes(), __FILE__, __LINE__);
-  }
-  ~ManagedBuffer() { reset(); }
-  ManagedBuffer(const ManagedBuffer&) = delete;
-  ManagedBuffer& operator=(const ManagedBuffer&) = delete;
-  ManagedBuffer(ManagedBuffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  ManagedBuffer& operator=(ManagedBuffer&& o) noexcept {
-    if (this != &o) {
-      reset();
-      ptr_ = std::exchange(o.ptr_, nullptr);
-      count_ = std::exchange(o.count_, 0);
-    }
-    return *this;
-  }
-  T* data() const noexcept { return ptr_; }
-  T& operator[](std::size_t i) const noexcept { return ptr_[i]; }
-  std::size_t size() const noexcept { return count_; }
-  std::size_t bytes() const noexcept { return count_ * sizeof(T); }
-
- private:
-  void reset() noexcept {
-    if (ptr_ != nullptr) CUDA_CHECK_NOTHROW(cudaFree(ptr_));
-    ptr_ = nullptr;
-    count_ = 0;
-  }
-  T* ptr_ = nullptr;
-  std::size_t count_ = 0;
+  using OwnedBuffer<T, ManagedAllocator>::OwnedBuffer;
+  T& operator[](std::size_t i) const noexcept { return this->data()[i]; }
 };
 
 // Page-locks an existing host allocation for its lifetime (cudaHostRegister / cudaHostUnregister).
