@@ -5,7 +5,7 @@ regenerates each chapter README's results tables between <!-- results:<name> -->
     python3 scripts/report.py results/nvidia-h200 [--readmes] [--out DIR]
 
 Reads: <dir>/*.csv (one per demo run), <dir>/*.json (device header), <dir>/demos.txt (chapter of each
-demo). Writes: <out>/REPORT.md and <out>/plots/*.png (out defaults to the results directory)."""
+demo), and <dir>/NOTES.md if present (provenance notes, copied under the header). Writes: <out>/REPORT.md and <out>/plots/*.png (out defaults to the results directory)."""
 import argparse
 import csv
 import datetime
@@ -125,6 +125,9 @@ def write_report(results, out, runs, chapter_of):
         if runs else datetime.datetime.now()
     lines += [f"Results of `scripts/run_all.sh`, measured {stamp:%Y-%m-%d}. GB = 1e9 bytes; bytes counted as read + "
               "written; every row was verified against a CPU reference before it was timed.", ""]
+    notes = os.path.join(results, "NOTES.md")
+    if os.path.exists(notes):
+        lines += [open(notes).read().strip(), ""]
     produced = {"tables": [], "plots": []}
     by_chapter = OrderedDict((c, []) for c in CHAPTERS)
     for label, entry in runs.items():
