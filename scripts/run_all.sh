@@ -56,6 +56,8 @@ if [ -n "$only" ]; then
 fi
 
 n=${#runs[@]}
+# label|demo|args of every run, so the report can say how each CSV was produced.
+printf '%s\n' "${runs[@]}" | awk -F'|' '{print $2 "|" $1 "|" $3}' >"$out/runs.txt.tmp" && mv "$out/runs.txt.tmp" "$out/runs.txt"
 start=$(date +%s)
 failures=()
 k=0
