@@ -8,7 +8,8 @@
 // cudaDevAttrCanUseHostPointerForRegisteredMem = 0).
 // No timing: these are facts, each checked against what the CUDA documentation promises
 // (kernels/pointer_facts.hpp has the table).
-// EXPECTED OBSERVATION: every attribute matches the table (type device/host/managed/unregistered;
+// EXPECTED OBSERVATION (measured on an H200, 2026-11-21: all met; pageableMemoryAccess = 0 there, so the
+// malloc kernel case is skipped): every attribute matches the table (type device/host/managed/unregistered;
 // devicePointer == the pointer for all CUDA allocations, registered memory included where the attribute
 // says so; hostPointer null for device memory); all 25 cudaMemcpyDefault copies arrive bit-exact; the
 // kernel reads and writes cudaHostAlloc / cudaMallocHost / registered / managed memory through the host

@@ -10,11 +10,11 @@
 // comparison that matters here is the time (ns column), as in the seed.
 // `mapping_facts` prints what a current runtime does without cudaSetDeviceFlags(cudaDeviceMapHost) and what
 // cudaHostGetDevicePointer returns under UVA.
-// EXPECTED OBSERVATION: mapped is slower than device memory at every size, the slowdown growing from ~2x at
-// 1 KB to >= 10x from ~1 MB on (PCIe ~55 GB/s against HBM ~4 TB/s); against copy_then_compute, mapped wins
-// at small sizes (vs_copy_then_compute < 1 at 1 KB: one launch instead of two copies plus a launch) and at
-// best ties at 64 MB, where both are bound by the link (the run prints the crossover); the misaligned
-// offset makes mapped reads slower (vs_aligned > 1: 5 sectors per request instead of 4).
+// EXPECTED OBSERVATION (measured, H200, 2026-11-21): below 64 KB mapped and device are both one ~3 us
+// launch (slowdown ~1.1-1.2x; the 16 KB device point is noisy); from 1 MB on mapped is >= 10x slower (14.9x
+// at 1 MB, 42.9x at 64 MB, where it reads ~51 GB/s over PCIe). Against copy_then_compute mapped wins up to
+// 16 MB per array (vs_copy_then_compute 0.26 at 4-16 KB, 0.98 at 16 MB) and ties at 64 MB (1.01). The
+// misaligned offset costs 1.08-1.10x from 1 MB on.
 // Run: build/bin/zero_copy [--size 64M] [--offset 1] [--csv zero_copy.csv]
 #include <map>
 #include <memory>

@@ -152,6 +152,11 @@ const CopyCeiling& Context::copy_ceiling(std::uint64_t bytes_per_buffer) {
   return *ceiling_;
 }
 
+void announce_expected_api_error(const std::string& what, int failing_calls) {
+  fmt::print(stderr, "expected CUDA API errors (deliberate): {} failing call(s): {}\n", failing_calls, what);
+  std::fflush(stderr);
+}
+
 bool gpu_available(std::string* why) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);

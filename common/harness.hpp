@@ -171,6 +171,13 @@ class Context {
 // Returns the process exit code: 0 ok, 1 verification/CUDA failure, 2 bad command line, 77 waived.
 int run_demo(const Demo& demo, int argc, char** argv);
 
+// A demo about to make a CUDA call that fails on purpose (to show what the runtime answers) announces it
+// first, with the number of API calls that will return the error (typically 2: the failing call and the
+// cudaGetLastError that reads the error back). compute-sanitizer reports every failed API call;
+// scripts/sanitize.sh counts a run clean only when it has no memory errors and exactly the announced
+// number of API errors.
+void announce_expected_api_error(const std::string& what, int failing_calls);
+
 // True when a CUDA device is usable (for tests: GTEST_SKIP otherwise). `why` gets the reason if not.
 bool gpu_available(std::string* why = nullptr);
 
