@@ -5,16 +5,16 @@
 // 4-way unrolled kernel (4 elements blockDim.x apart per thread, grid divided by 4, every element
 // bounds-checked), then unroll4 with 128..1024 threads per block at the seed's offsets 0, 11, 128.
 // Every point is verified against the CPU reference (C poisoned first) before it is timed.
-// Expected observation, at the default size (each buffer 8x L2, so DRAM is measured, not L2):
+// Expected observation, at the default size (each buffer 8x L2, so DRAM is measured, not L2); in
+// brackets the H200 run of 2026-11-21 (results/nvidia-h200/misaligned_read.csv):
 //   1. read_offset_unroll4 at offset 0 reaches >= 0.95x the copy ceiling measured in the same run
-//      (column vs_ceiling);
-//   2. whenever k % 8 != 0 the model predicts 5 load sectors per request instead of 4 (a warp's 128
-//      bytes straddle five 32-byte sectors: 80% load efficiency), yet model_mb_moved stays the same: the
-//      fifth sector is the next warp's first, so DRAM moves each sector once. Measured: misaligned
-//      offsets stay within 10% of offset 0 for unroll4; offsets 8, 16, ..., 64 and 128 are aligned;
-//   3. the one-element kernel, with 8 bytes of loads in flight per thread instead of unroll4's 32, is
-//      below unroll4 at offset 0; the block size changes unroll4 by less than 10%.
-// To see the 5/4 sector cost itself, make the data fit in L2: --size 2M --warm.
+//      (column vs_ceiling) [1.02x: 4330 GB/s];
+//   2. whenever k % 8 != 0 a warp's 128 bytes straddle 5 sectors instead of 4 (80% load efficiency,
+//      confirmed by ncu), yet model_mb_moved stays the same: the fifth sector is the next warp's first,
+//      so DRAM moves each sector once. Every offset stays within 2% of offset 0 for unroll4 [0.2%];
+//   3. the one-element kernel, with 8 bytes of loads in flight per thread instead of unroll4's 32,
+//      stays below 0.85x the ceiling [0.762x]; the block size changes unroll4 by less than 5% [0.8%].
+// L2-resident variant to try: --size 2M --warm (not part of the recorded run).
 // Run: build/bin/misaligned_read [--variant read_offset_unroll4] [--csv read.csv]
 #include <string>
 

@@ -8,12 +8,13 @@
 // already cached in it, so the "read-only cache" is not a separate, faster store any more. __ldg and
 // const __restrict__ compile to LDG.E.CONSTANT (non-coherent), and tell the compiler the data cannot
 // change under the kernel, so it may hoist loads above stores (kernels/read_only.cuh).
-// Expected observation, at the default size (each buffer 8x L2):
-//   1. with one element per thread the three loads agree within 5%: same sectors, same DRAM bytes;
-//   2. with four elements per thread ldg, const_restrict and plain_loads_first agree within 5%, and
-//      plain is the slowest of the four: its loads wait for the previous store, so it keeps two
-//      loads in flight per thread instead of six to eight. The gain comes from reordering, not from
-//      a cache.
+// Expected observation, at the default size (each buffer 8x L2); in brackets the H200 run of 2026-11-21:
+//   1. with one element per thread the three loads agree within 5%: same sectors, same DRAM bytes
+//      [within 0.1%, 0.765x the ceiling];
+//   2. with four elements per thread ldg, const_restrict and plain_loads_first agree within 5% [2.0%,
+//      0.999-1.02x], and plain is the slowest of the four [0.849x]: its loads wait for the previous
+//      store, so it keeps two loads in flight per thread instead of six to eight. The gain comes from
+//      reordering, not from a cache.
 // Run: build/bin/read_only_path [--csv read_only.csv]
 #include <string>
 

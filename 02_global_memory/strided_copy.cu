@@ -6,15 +6,18 @@
 // and the DRAM bytes the pattern must move. Both buffers keep the same size at every stride (16x L2
 // each), so a larger stride copies fewer elements; every launch is timed cold on its own (L2 flushed
 // before each, see kernels/unbatched.hpp), because at large strides the touched sectors fit in L2.
-// Expected observation:
-//   1. at stride 1 every element type reaches >= 0.9x the copy ceiling measured in the same run;
+// Expected observation; in brackets the H200 run of 2026-11-21:
+//   1. at stride 1 every element type reaches >= 0.9x the copy ceiling measured in the same run
+//      [0.968-0.984x];
 //   2. the sector model bounds the curve from above: vs_ceiling <= 1.1 x model_efficiency at every
-//      stride, i.e. effective bandwidth falls at least as 1/stride until one element per sector
-//      (stride 8 for 4-byte, 4 for 8-byte, 2 for 16-byte elements: 1/8, 1/4, 1/2 of the ceiling);
-//   3. beyond that the sector model predicts a flat curve. Where the measured curve sits below the
-//      bound or keeps falling, DRAM moves more than the touched sectors: the note prints
-//      cudaLimitMaxL2FetchGranularity (how much L2 may fetch per miss), and a sector written in part
-//      may have to be read from ECC-protected HBM before it is written back.
+//      stride [all 99 points];
+//   3. up to one element per sector (stride 8, 4, 2 for 4-, 8-, 16-byte elements) the time is flat and
+//      vs_ceiling is 0.65-0.70 x model_efficiency [0.674-0.685; 0.341-0.342x at stride 2]: the output is
+//      strided too, its sectors are written in part, and DRAM moves about three buffers instead of two
+//      (ncu shows one extra DRAM sector read per partly written output sector);
+//   4. beyond that the curve keeps falling instead of levelling off at e/32: the time depends on the
+//      byte distance between elements, not the element size [64 B apart: 0.517-0.525 ms, 256 B:
+//      0.314-0.321 ms for all three types]. The note prints cudaLimitMaxL2FetchGranularity [64 B].
 // Run: build/bin/strided_copy [--variant stride_copy_4B] [--csv stride.csv]
 #include <memory>
 #include <string>

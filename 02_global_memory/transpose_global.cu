@@ -10,22 +10,23 @@
 // Bandwidth = 2 * M * N * 4 bytes / median time (GB = 1e9), L2 flushed before each sample; every kernel's
 // output is compared bit-exactly with the CPU transpose before it is timed.
 //
-// EXPECTED OBSERVATION (H100/H200, 8192 x 8192 fp32, default block 32x8):
-//   1. copy_col <= 0.5x copy_row: a warp that walks a column touches 32 sectors for 128 useful bytes.
-//   2. naive_col >= 1.2x naive_row. Each has one strided side, but a strided LOAD brings whole 32-byte
-//      sectors into L1, where the other warps of the block (reading the next 7 columns) can find them;
-//      a strided STORE gets no such help (L1 does not keep stores): every store request sends 32 partial
-//      sectors to L2.
-//   3. naive_col >= 1.3x naive_col_l2only: the same kernel with loads that bypass L1 (__ldcg) loses the
-//      reuse. If it does NOT lose >= 1.3x, L1 is not what makes naive_col faster on this GPU (the README
-//      discusses what else could).
-//   4. diagonal_row/diagonal_col within 15% of naive_row/naive_col: Hopper spreads addresses over its
-//      memory channels by hashing, so the block order that beat "partition camping" on old GPUs buys little.
-//   5. unroll4_row < 0.5x copy_row: more requests in flight per thread do not remove the sector waste.
-//   6. block_sweep: naive_row with x = 8 (e.g. 8x32) >= 1.5x naive_row with x = 32 (32x8): a store request
-//      then covers 8 sectors of 16 useful bytes instead of 32 sectors of 4 (model_st_sectors_per_req).
+// EXPECTED OBSERVATION (H100/H200, 8192 x 8192 fp32, default block 32x8); in brackets the H200 run of
+// 2026-11-21 (results/nvidia-h200/transpose_global.csv):
+//   1. copy_col <= 0.5x copy_row: a warp that walks a column touches 32 sectors for 128 useful bytes
+//      [0.243x].
+//   2. naive_col >= 1.2x naive_row [3.01x: 1646 vs 546 GB/s]. The cost is the strided STORE: naive_row
+//      is within 5% of copy_col, which strides both sides [546 vs 556 GB/s].
+//   3. naive_col_l2only (loads that bypass L1, __ldcg) within 15% of naive_col [8% slower, 1522 GB/s]:
+//      L1 reuse of the strided load's sectors is NOT what makes naive_col faster on Hopper. (The seed's
+//      L1 explanation predicted >= 1.3x; refuted.)
+//   4. diagonal_row/diagonal_col within 15% of naive_row/naive_col [-10.9% / +0.9%]: Hopper hashes
+//      addresses over its memory channels, so the order that beat "partition camping" buys nothing.
+//   5. unroll4_row < 0.5x copy_row: more requests in flight per thread do not remove the store's cost
+//      [0.224x; unroll4_col 1.15x naive_col].
+//   6. block_sweep: naive_row with x = 8 (8x32, 8x16, 8x8) >= 1.5x naive_row with x = 32 (32x8): a store
+//      request then covers 8 sectors of 16 useful bytes instead of 32 sectors of 4 [3.45x, 3.05x, 1.55x].
 //
-// Run: build/bin/transpose_global                        (8192 x 8192, about 15 s)
+// Run: build/bin/transpose_global                        (8192 x 8192)
 //      build/bin/transpose_global --size 16384
 //      build/bin/transpose_global --rows 12800 --cols 12800 --variant naive_row --variant naive_col
 #include <string>
@@ -92,8 +93,9 @@ Demo make_demo() {
   d.name = "transpose_global";
   d.summary =
       "Matrix transposes through global memory only (fp32, out = in^T), bounded by copy_row and copy_col.\n"
-      "Expected: naive_col (strided loads) >= 1.2x naive_row (strided stores), and naive_col >= 1.3x\n"
-      "naive_col_l2only (the same loads without L1); diagonal block order within 15% of row-major order.";
+      "Expected: naive_col (strided loads) >= 1.2x naive_row (strided stores): 3.0x on an H200, where the\n"
+      "same loads without L1 (naive_col_l2only) lose only 8%, so the strided store, not L1, is the cost;\n"
+      "diagonal block order within 15% of row-major order.";
   d.size_meaning = transpose::kSizeMeaning;
   d.variants = {
       {"copy_row", "upper bound: copy, both sides along rows (coalesced)",

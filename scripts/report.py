@@ -96,8 +96,8 @@ def load(results):
     if os.path.exists(runs_txt):
         for line in open(runs_txt):
             parts = line.rstrip("\n").split("|")
-            if len(parts) == 3:
-                commands[parts[0]] = f"build/bin/{parts[1]} {parts[2]}".strip()
+            if len(parts) == 3 and parts[2].strip():
+                commands[parts[0]] = f"build/bin/{parts[1]} {parts[2].strip()}"
     for label, entry in runs.items():
         entry["command"] = commands.get(label)
     return runs, chapter_of
