@@ -54,7 +54,6 @@ struct LayoutData {
     aos_in.upload(host.aos_in);
     x_in.upload(host.x_in);
     y_in.upload(host.y_in);
-    finish_uploads();
   }
 };
 

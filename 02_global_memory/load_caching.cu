@@ -37,7 +37,6 @@
 #include "02_global_memory/kernels/pattern_model.hpp"
 #include "02_global_memory/kernels/strided_copy.cuh"
 #include "02_global_memory/kernels/strided_copy_reference.hpp"
-#include "02_global_memory/kernels/unbatched.hpp"
 #include "common/harness.hpp"
 
 #ifndef CML_DLCM
@@ -72,7 +71,6 @@ struct StrideData {
   explicit StrideData(std::size_t n)
       : elements(n), in_host(strided_input<std::uint32_t>(n)), in(n), out(n), out_host(n) {
     in.upload(in_host);
-    finish_uploads();
   }
 };
 
@@ -103,8 +101,8 @@ void stride_variant(Context& ctx, State& state) {
   StrideData& d = state.stride_data(ctx.size());
   for (unsigned s : caching_strides(ctx.quick())) {
     const std::size_t n = strided_count(d.elements, s);
-    Row& row = measure_unbatched(
-        ctx, fmt::format("stride={} dlcm={}", s, kDlcm), ctx.size(), 2.0 * static_cast<double>(n) * 4,
+    Row& row = ctx.measure(
+        fmt::format("stride={} dlcm={}", s, kDlcm), ctx.size(), 2.0 * static_cast<double>(n) * 4,
         [&](cudaStream_t st) { launch_strided_copy<std::uint32_t, Load>(d.in.data(), d.out.data(), n, s, st); },
         [&] { return verify_strided_copy(d.out_host.fetch(d.out), d.in_host.data(), n, s); },
         [&](cudaStream_t st) { d.out.poison(st); });

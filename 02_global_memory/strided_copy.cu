@@ -4,8 +4,9 @@
 // Shows: effective bandwidth (the bytes the copy wants: 2 x n x element size) falling with the stride
 // until every element costs a whole 32-byte sector per side, next to the model's sectors per request
 // and the DRAM bytes the pattern must move. Both buffers keep the same size at every stride (16x L2
-// each), so a larger stride copies fewer elements; every launch is timed cold on its own (L2 flushed
-// before each, see kernels/unbatched.hpp), because at large strides the touched sectors fit in L2.
+// each), so a larger stride copies fewer elements; every launch is timed cold on its own (the harness
+// flushes L2 before each launch of a cold measurement), because at large strides the touched sectors fit
+// in L2.
 // Expected observation; in brackets the H200 run of 2026-11-21:
 //   1. at stride 1 every element type reaches >= 0.9x the copy ceiling measured in the same run
 //      [0.968-0.984x];
@@ -29,7 +30,6 @@
 #include "02_global_memory/kernels/pattern_model.hpp"
 #include "02_global_memory/kernels/strided_copy.cuh"
 #include "02_global_memory/kernels/strided_copy_reference.hpp"
-#include "02_global_memory/kernels/unbatched.hpp"
 #include "common/harness.hpp"
 
 namespace {
@@ -52,14 +52,13 @@ void stride_sweep_variant(Context& ctx) {
   const std::vector<T> in_host = strided_input<T>(elements);
   DeviceBuffer<T> in(elements), out(elements);
   in.upload(in_host);
-  finish_uploads();
   HostMirror<T> out_host(elements);
 
   for (unsigned s : stride_sweep(ctx.quick())) {
     const std::size_t n = strided_count(elements, s);
     const double bytes = 2.0 * static_cast<double>(n) * sizeof(T);
-    Row& row = measure_unbatched(
-        ctx, fmt::format("stride={}", s), ctx.size(), bytes,
+    Row& row = ctx.measure(
+        fmt::format("stride={}", s), ctx.size(), bytes,
         [&](cudaStream_t st) { launch_strided_copy<T>(in.data(), out.data(), n, s, st); },
         [&] { return verify_strided_copy(out_host.fetch(out), in_host.data(), n, s); },
         [&](cudaStream_t st) { out.poison(st); });

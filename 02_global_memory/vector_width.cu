@@ -41,7 +41,6 @@ struct CopyData {
     // Byte j holds j % 251: a prime period, so an element copied to the wrong place cannot match.
     for (std::size_t j = 0; j < bytes; ++j) in_host[j] = static_cast<unsigned char>(j % 251);
     in.upload(in_host);
-    finish_uploads();
   }
 };
 

@@ -36,24 +36,12 @@ namespace {
 using namespace cml;
 using namespace cml::ch03;
 
-// ctx.measure() with the L2 flush chosen per row (the DRAM rows need it whatever --warm says; the
-// cache rows must not have it). Poison -> launch -> verify -> time, as everywhere else.
-Row* measure_flush(Context& ctx, const std::string& params, std::uint64_t size, double bytes, bool flush_l2,
-                   const std::function<void(cudaStream_t)>& launch, const std::function<VerifyResult()>& verify,
-                   const std::function<void(cudaStream_t)>& prepare) {
-  prepare(ctx.stream());
-  if (flush_l2) ctx.flusher().flush(ctx.stream());
-  launch(ctx.stream());
-  CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
-  if (!ctx.check(verify(), params)) {
-    ctx.add_row(params, size, false);
-    return nullptr;
-  }
+// The L2 flush is chosen per row, whatever --cold/--warm say: the DRAM rows need it, the cache rows must
+// not have it.
+TimingOptions with_flush(const Context& ctx, bool flush_l2) {
   TimingOptions o = ctx.timing_options();
   o.flush_l2 = flush_l2;
-  o.max_batch = 1;  // every timed launch is preceded by the flush when there is one
-  const Timing t = ctx.time(launch, o);
-  return &ctx.add_timed_row(params, size, bytes, t, true);
+  return o;
 }
 
 void check_size(const Context& ctx) {
@@ -97,14 +85,14 @@ void latency(Context& ctx) {
       else launch_chase_global<false>(chain.data(), c.chain.start, c.warm_hops, c.hops, out.data(), s);
     };
     const std::uint32_t expected_end = chase_end(c.chain, static_cast<std::uint64_t>(c.warm_hops) + c.hops);
-    Row* row = measure_flush(
-        ctx, c.name, static_cast<std::uint64_t>(c.hops), 0.0, c.flush_l2, launch,
+    Row* row = &ctx.measure(
+        c.name, static_cast<std::uint64_t>(c.hops), 0.0, launch,
         [&] {
           const auto host = out.download();
           return compare_value(static_cast<std::uint32_t>(host[0]), expected_end, "chase end");
         },
-        [&](cudaStream_t s) { out.poison(s); });
-    if (row == nullptr) continue;
+        [&](cudaStream_t s) { out.poison(s); }, with_flush(ctx, c.flush_l2));
+    if (!row->verified) continue;
     // Cycles of the last timed launch (after its own flush where there is one).
     const double cycles = static_cast<double>(out.download()[1]) / c.hops;
     const double ns = row->median_ms * 1e6 / c.hops;
@@ -153,11 +141,12 @@ void bandwidth(Context& ctx) {
   for (const auto& c : cases) {
     const auto expected = read_xor_expected(words, c.n4, threads);
     const double bytes = static_cast<double>(c.n4) * 16.0;
-    Row* row = measure_flush(
-        ctx, c.name, static_cast<std::uint64_t>(c.n4) * 16, bytes, c.flush_l2,
+    Row* row = &ctx.measure(
+        c.name, static_cast<std::uint64_t>(c.n4) * 16, bytes,
         [&](cudaStream_t s) { launch_global_read(reinterpret_cast<const uint4*>(in.data()), c.n4, out.data(), blocks, s); },
-        [&] { return compare_exact(out.download(), expected); }, [&](cudaStream_t s) { out.poison(s); });
-    if (row == nullptr) continue;
+        [&] { return compare_exact(out.download(), expected); }, [&](cudaStream_t s) { out.poison(s); },
+        with_flush(ctx, c.flush_l2));
+    if (!row->verified) continue;
     row->set("read_gb_per_s", row->gb_per_s).set("vs_shared", shared_gbps / row->gb_per_s);
     if (c.model_peak > 0.0) row->set("model_peak_gb_per_s", c.model_peak);
   }

@@ -82,32 +82,15 @@ inline bool check_window(Context& ctx, const cudaAccessPolicyWindow& got, const 
 //
 // GpuTimer (cold) flushes L2 before the start event, but the flush is ordinary writes, and ordinary writes
 // cannot evict persisting lines: a window's lines would survive from one sample into the next and the windowed
-// kernel would be timed with its table already in L2. So each sample is its own ctx.time() call (one rep, no
-// warm-up, batch 1) preceded by `prepare`, which resets the persisting lines; the flush inside ctx.time() then
-// evicts them like any other line. One warm-up call first ramps the clocks (its sample is discarded).
+// kernel would be timed with its table already in L2. So `prepare` (by default: reset the persisting lines)
+// runs before each sample's flush, through TimingOptions::before_sample; the flush then evicts the demoted
+// lines like any other. Cold samples are one launch each, so every timed launch starts from that state.
 template <class Launch, class Prepare>
 Timing time_isolated(Context& ctx, Launch&& launch, Prepare&& prepare) {
-  const TimingOptions base = ctx.timing_options();
-  TimingOptions warm = base;
-  warm.reps = 1;
-  warm.max_batch = 1;
-  ctx.time(launch, warm);
-  TimingOptions one = base;
-  one.reps = 1;
-  one.warmup_ms = 0.0;
-  one.min_warmup_launches = 0;
-  one.max_batch = 1;
-  std::vector<double> samples;
-  for (int r = 0; r < base.reps; ++r) {
-    prepare();
-    samples.push_back(ctx.time(launch, one).stats.median);
-  }
-  Timing t;
-  t.stats = summarize(std::move(samples));
-  t.reps = base.reps;
-  t.batch = 1;
-  t.cold = base.flush_l2;
-  return t;
+  TimingOptions o = ctx.timing_options();
+  o.before_sample = std::forward<Prepare>(prepare);
+  o.max_batch = 1;  // also when warm (--warm): every sample starts after `prepare`
+  return ctx.time(std::forward<Launch>(launch), o);
 }
 
 template <class Launch>

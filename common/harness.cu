@@ -77,6 +77,12 @@ bool Context::check(const VerifyResult& r, const std::string& what) {
 Row& Context::measure(const std::string& params, std::uint64_t size, double bytes,
                       const std::function<void(cudaStream_t)>& launch, const std::function<VerifyResult()>& verify,
                       const std::function<void(cudaStream_t)>& prepare) {
+  return measure(params, size, bytes, launch, verify, prepare, timing_options());
+}
+
+Row& Context::measure(const std::string& params, std::uint64_t size, double bytes,
+                      const std::function<void(cudaStream_t)>& launch, const std::function<VerifyResult()>& verify,
+                      const std::function<void(cudaStream_t)>& prepare, const TimingOptions& options) {
   if (prepare) prepare(stream_.get());
   launch(stream_.get());
   CUDA_CHECK_LAUNCH();
@@ -84,7 +90,7 @@ Row& Context::measure(const std::string& params, std::uint64_t size, double byte
   const bool ok = check(verify(), params.empty() ? variant_ : params);
   if (!ok) return add_row(params, size, false);
   set_profile_label(params);
-  const Timing t = time(launch);
+  const Timing t = time(launch, options);
   Row& row = add_timed_row(params, size, bytes, t, true);
   return row;
 }

@@ -121,6 +121,10 @@ class Context {
   Row& measure(const std::string& params, std::uint64_t size, double bytes,
                const std::function<void(cudaStream_t)>& launch, const std::function<VerifyResult()>& verify,
                const std::function<void(cudaStream_t)>& prepare = {});
+  // The same with explicit timing options (e.g. a row that must be warm or cold whatever --cold says).
+  Row& measure(const std::string& params, std::uint64_t size, double bytes,
+               const std::function<void(cudaStream_t)>& launch, const std::function<VerifyResult()>& verify,
+               const std::function<void(cudaStream_t)>& prepare, const TimingOptions& options);
 
   // Adds a row for the current variant from a Timing (fills ms, GB/s, % of peak).
   Row& add_timed_row(const std::string& params, std::uint64_t size, double bytes, const Timing& t, bool verified);

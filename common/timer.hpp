@@ -3,10 +3,13 @@
 // GpuTimer::time(launch, options):
 //   1. warm-up by *time* (the idle GPU clocks down to a few hundred MHz and ramps slowly: a copy timed
 //      after two warm-up launches read 1.36 TB/s on an H200, after ~100 ms of work 4.25 TB/s);
-//   2. picks a batch size so that one timed sample lasts at least `min_sample_ms` (microsecond kernels
-//      are timed as k back-to-back launches divided by k);
+//   2. warm: picks a batch size so that one timed sample lasts at least `min_sample_ms` (microsecond
+//      kernels are timed as k back-to-back launches divided by k). Cold: one launch per sample, because
+//      only then does the L2 flush precede every timed launch (the 2nd launch of a batch would find the
+//      1st one's lines in L2);
 //   3. takes `reps` samples, each between two CUDA events on the benchmark stream, flushing L2 before each
 //      sample when `flush_l2` is set (cold) — the flush runs before the start event so it is not timed;
+//      `before_sample`, if set, runs before each sample's flush, also outside the timed region;
 //   4. returns median, min, max and spread.
 // Launch callables must not synchronize: the timer does.
 #pragma once
@@ -17,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "common/cuda_check.hpp"
@@ -32,6 +36,9 @@ struct TimingOptions {
   double min_sample_ms = 0.5;  // batch launches until one sample lasts at least this long
   int max_batch = 1000;
   int min_warmup_launches = 2;
+  // Host work before each timed sample, outside the events (e.g. resetting persisting L2 lines, which
+  // the flush's ordinary writes cannot evict). It must leave no GPU work pending that should be timed.
+  std::function<void()> before_sample;
 };
 
 struct Timing {
@@ -80,14 +87,15 @@ class GpuTimer {
       ++launches;
       if (o.warmup_ms <= 0.0 && launches >= o.min_warmup_launches) break;
     }
+    const bool cold = o.flush_l2 && flusher_ != nullptr;
     int batch = 1;
-    if (launches > 0 && estimate_ms > 0.0 && estimate_ms < o.min_sample_ms)
+    if (!cold && launches > 0 && estimate_ms > 0.0 && estimate_ms < o.min_sample_ms)
       batch = std::min(o.max_batch, static_cast<int>(std::ceil(o.min_sample_ms / estimate_ms)));
 
-    const bool cold = o.flush_l2 && flusher_ != nullptr;
     std::vector<double> samples;
     samples.reserve(static_cast<std::size_t>(o.reps));
     for (int r = 0; r < o.reps; ++r) {
+      if (o.before_sample) o.before_sample();
       if (cold) flusher_->flush(stream_);
       a.record(stream_);
       for (int k = 0; k < batch; ++k) launch(stream_);

@@ -16,11 +16,6 @@ namespace cml::ch02 {
 // buffers of 8x L2) and the L2 flush buffer (2x L2). 2.5 GB covers an L2 of up to 128 MiB.
 inline constexpr double kHarnessDeviceBytes = 2.5e9;
 
-// DeviceBuffer::upload is a cudaMemcpy from pageable memory, which may return before its DMA has
-// reached the device; the demos' kernels then run on the harness's non-blocking stream, which a
-// legacy-stream copy does not order. Call this once the inputs are uploaded.
-inline void finish_uploads() { CUDA_CHECK(cudaDeviceSynchronize()); }
-
 // got[0, count) must equal expected[0, count) bit for bit; mismatches are reported with absolute
 // indices first_index + i. memcmp first: a 500 MB output is checked in tens of milliseconds.
 template <class T>

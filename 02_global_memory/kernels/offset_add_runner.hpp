@@ -29,7 +29,6 @@ struct OffsetAddData {
     OffsetAddHost h = make_offset_add_host(n);
     a.upload(h.a);
     b.upload(h.b);
-    finish_uploads();
     sum = std::move(h.sum);
   }
 };

@@ -75,8 +75,16 @@ TEST(GpuTimer, MeasuresSomethingPositive) {
   EXPECT_GT(t.stats.min, 0.0);
   EXPECT_LE(t.stats.min, t.stats.median);
   EXPECT_LE(t.stats.median, t.stats.max);
-  EXPECT_GE(t.batch, 1);
+  // A 4 MB copy takes microseconds, so warm it would be batched; cold, each sample must be one launch.
+  EXPECT_EQ(t.batch, 1);
   EXPECT_TRUE(t.cold);
+  int hook_calls = 0;
+  o.before_sample = [&] { ++hook_calls; };
+  o.flush_l2 = false;
+  const auto w = timer.time([&](cudaStream_t st) { cml::launch_copy_vec4(a.data(), b.data(), a.size(), st); }, o);
+  EXPECT_EQ(hook_calls, o.reps);
+  EXPECT_FALSE(w.cold);
+  EXPECT_GT(w.batch, 1);
 }
 
 TEST(DeviceInfo, Sane) {
