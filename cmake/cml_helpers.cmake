@@ -33,7 +33,7 @@ function(add_demo name)
   if(CML_BUILD_TESTS AND NOT ARG_NO_SMOKE)
     add_test(NAME smoke.${name} COMMAND ${name} --quick ${ARG_ARGS})
     set_tests_properties(smoke.${name} PROPERTIES
-      LABELS "smoke;gpu" SKIP_RETURN_CODE ${CML_EXIT_WAIVED} TIMEOUT 300)
+      LABELS "smoke;gpu" SKIP_RETURN_CODE ${CML_EXIT_WAIVED} TIMEOUT 300 RESOURCE_LOCK gpu)
   endif()
 endfunction()
 
@@ -53,9 +53,15 @@ function(add_cml_test name)
     target_compile_options(${name} PRIVATE ${ARG_COMPILE_OPTIONS})
   endif()
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  # GPU tests hold the `gpu` lock: `ctest -j N` runs CPU tests side by side but never two GPU tests at
+  # once (timings, device memory and the device-wide persisting-L2 state stay each test's own).
+  set(lock)
+  if(ARG_LABEL STREQUAL "gpu")
+    set(lock RESOURCE_LOCK gpu)
+  endif()
   gtest_discover_tests(${name}
     TEST_PREFIX "${ARG_LABEL}."
     DISCOVERY_MODE PRE_TEST
     DISCOVERY_TIMEOUT 60
-    PROPERTIES LABELS ${ARG_LABEL} SKIP_REGULAR_EXPRESSION "  SKIPPED " TIMEOUT 600)
+    PROPERTIES LABELS ${ARG_LABEL} SKIP_REGULAR_EXPRESSION "  SKIPPED " TIMEOUT 600 ${lock})
 endfunction()

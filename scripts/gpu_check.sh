@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The one command to run on a GPU host: configure (native arch) + build + ctest (all labels) +
-# compute-sanitizer memcheck over every demo's smoke run, ending with a one-screen summary.
+# The one command to run on a GPU host: configure (native arch) + build + ctest (all labels; CPU tests
+# in parallel, GPU tests one at a time) + compute-sanitizer memcheck over every demo's smoke run, ending
+# with a one-screen summary.
 #   scripts/gpu_check.sh [--logs DIR]
 set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -15,7 +16,7 @@ status_configure=FAIL status_build=FAIL status_ctest=FAIL status_memcheck=FAIL
 if cmake --preset release >"$logs/configure.log" 2>&1; then status_configure=ok; fi
 if [ $status_configure = ok ] && cmake --build --preset release -j "$jobs" >"$logs/build.log" 2>&1; then status_build=ok; fi
 if [ $status_build = ok ]; then
-  ctest --preset release -j 1 --timeout 600 >"$logs/ctest.log" 2>&1 && status_ctest=ok
+  ctest --preset release -j "$jobs" --timeout 600 >"$logs/ctest.log" 2>&1 && status_ctest=ok
   bash scripts/sanitize.sh --tools memcheck --targets demos --logs "$logs/sanitize" >"$logs/memcheck.log" 2>&1 \
     && status_memcheck=ok
 fi

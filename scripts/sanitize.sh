@@ -2,14 +2,19 @@
 # compute-sanitizer over every demo (--quick) and every GPU test binary, for each tool, with a table of
 # findings (tool x target). Needs a GPU and a built tree (scripts/gpu_check.sh or cmake --preset release).
 #   scripts/sanitize.sh [--tools memcheck,racecheck,initcheck,synccheck] [--targets demos|tests|all]
-#                       [--only REGEX] [--timeout SECONDS] [--build DIR] [--logs DIR]
-# Exit status: 0 when every run reports 0 findings, 1 otherwise.
+#                       [--only REGEX] [--jobs N] [--shards K] [--timeout SECONDS] [--build DIR] [--logs DIR]
+# --jobs runs N sanitizer processes at once (default: half the cores, at most 8); each test binary is split
+# into K GoogleTest shards (default: 4) that count as one target in the table. Exit status: 0 when every
+# run reports 0 findings, 1 otherwise.
 set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
 tools=memcheck,racecheck,initcheck,synccheck
 targets=all
 only=""
 per_run=600
+cores=$(nproc 2>/dev/null || echo 2)
+jobs=$(( cores / 2 > 8 ? 8 : (cores / 2 < 1 ? 1 : cores / 2) ))
+shards=4
 build="$CML_ROOT/build"
 logs=""
 while [ $# -gt 0 ]; do
@@ -17,83 +22,163 @@ while [ $# -gt 0 ]; do
     --tools) tools=$2; shift 2 ;;
     --targets) targets=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --shards) shards=$2; shift 2 ;;
     --timeout) per_run=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --logs) logs=$2; shift 2 ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
     *) die "unknown option $1" ;;
   esac
 done
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a positive integer"
+[[ $shards =~ ^[1-9][0-9]*$ ]] || die "--shards needs a positive integer"
+case $targets in demos|tests|all) ;; *) die "--targets must be demos, tests or all" ;; esac
 logs=${logs:-$build/sanitize}
 command -v compute-sanitizer >/dev/null || die "compute-sanitizer not found (CUDA Toolkit bin/ on PATH?)"
 [ -f "$build/demos.txt" ] || die "$build/demos.txt missing: build first"
 
-runs=()   # "label|command"
+# Targets that change device-wide state (the persisting-L2 set-aside, access-policy windows) or read it
+# back and compare: run one at a time, so that no two of them see each other's settings.
+serial_re='^(l2_|memory_hierarchy)'
+# Targets that need every GPU visible (peer access); all others are spread over the GPUs one per run.
+all_gpus_re='^(peer_to_peer|transfers_gpu_tests)'
+gpu_count=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+[ "${gpu_count:-0}" -ge 1 ] || gpu_count=1
+[ -n "${CUDA_VISIBLE_DEVICES:-}" ] && gpu_count=1   # the caller chose the devices
+
+targets_list=()   # "label|command"
 if [ "$targets" != tests ]; then
   while IFS= read -r line; do
     [ -n "$line" ] || continue
     demo=${line#*/}
-    runs+=("$demo|$build/bin/$demo --quick")
+    targets_list+=("$demo|$build/bin/$demo --quick")
   done <"$build/demos.txt"
 fi
 if [ "$targets" != demos ]; then
   for t in "$build"/tests/*_gpu_tests; do
-    [ -x "$t" ] && runs+=("$(basename "$t")|$t")
+    [ -x "$t" ] && targets_list+=("$(basename "$t")|$t")
   done
 fi
-
 if [ -n "$only" ]; then
   kept=()
-  for run in "${runs[@]}"; do [[ ${run%%|*} =~ $only ]] && kept+=("$run"); done
-  runs=("${kept[@]}")
+  for t in "${targets_list[@]}"; do [[ ${t%%|*} =~ $only ]] && kept+=("$t"); done
+  targets_list=("${kept[@]}")
 fi
-
+[ ${#targets_list[@]} -gt 0 ] || die "no targets selected"
 IFS=, read -r -a tool_list <<<"$tools"
+for tool in "${tool_list[@]}"; do
+  case $tool in memcheck|racecheck|initcheck|synccheck) ;; *) die "unknown tool $tool" ;; esac
+  rm -rf "${logs:?}/$tool"; mkdir -p "$logs/$tool"
+done
+
+# One sanitizer run. Writes <log> and <log>.res: "findings api_errors announced rc".
+run_one() {
+  local tool=$1 cmd=$2 log_file=$3 shard=$4 gpu=$5 extra=() env_args=()
+  [ "$tool" = racecheck ] && extra=(--racecheck-report all)
+  if [ "$shard" != - ]; then env_args+=(GTEST_TOTAL_SHARDS="$shards" GTEST_SHARD_INDEX="$shard"); fi
+  [ "$gpu" != - ] && env_args+=(CUDA_VISIBLE_DEVICES="$gpu")
+  # shellcheck disable=SC2086
+  env "${env_args[@]}" timeout "$per_run" compute-sanitizer --tool "$tool" "${extra[@]}" --print-limit 20 \
+    $cmd >"$log_file" 2>&1
+  local rc=$? findings api announced
+  if [ "$tool" = racecheck ]; then
+    # "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)": count errors and warnings.
+    findings=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\1 \2/p' "$log_file" \
+               | awk '{print $1 + $2}' | tail -n 1)
+    [ -n "$findings" ] || findings=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+' "$log_file" | grep -Eo '[0-9]+$' | tail -n 1)
+  else
+    findings=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$log_file" | tail -n 1 | grep -Eo '[0-9]+$')
+  fi
+  api=$(grep -c 'Program hit' "$log_file")
+  announced=$(sed -n 's/.*expected CUDA API errors (deliberate): \([0-9]*\) failing call.*/\1/p' "$log_file" \
+              | awk '{s += $1} END {print s + 0}')
+  echo "${findings:--} $api $announced $rc" >"$log_file.res"
+  printf '%-10s %-40s findings %s, API errors %s (announced %s), exit %s\n' "$tool" \
+    "$(basename "$log_file" .log)" "${findings:--}" "$api" "$announced" "$rc"
+}
+
+# The work list: one unit per (tool, target, shard). Test binaries are sharded; demos are not.
+units=()   # "tool|label|shard|command"
+for tool in "${tool_list[@]}"; do
+  for t in "${targets_list[@]}"; do
+    label=${t%%|*}; cmd=${t#*|}
+    if [[ $label == *_gpu_tests ]]; then
+      for ((s = 0; s < shards; ++s)); do units+=("$tool|$label|$s|$cmd"); done
+    else
+      units+=("$tool|$label|-|$cmd")
+    fi
+  done
+done
+
+log_of() { local tool=$1 label=$2 shard=$3; [ "$shard" = - ] && echo "$logs/$tool/$label.log" || echo "$logs/$tool/$label.shard$shard.log"; }
+
+serial=() parallel=()
+for u in "${units[@]}"; do
+  IFS='|' read -r _ label _ _ <<<"$u"
+  if [[ $label =~ $serial_re ]]; then serial+=("$u"); else parallel+=("$u"); fi
+done
+log "compute-sanitizer: ${#units[@]} runs (${#serial[@]} one at a time), $jobs at once, $gpu_count GPU(s), timeout ${per_run}s each"
+start=$(date +%s)
+
+# The state-sensitive units run in order in one background lane; the rest share the other slots.
+(
+  for u in "${serial[@]}"; do
+    IFS='|' read -r tool label shard cmd <<<"$u"
+    run_one "$tool" "$cmd" "$(log_of "$tool" "$label" "$shard")" "$shard" $([ "$gpu_count" -gt 1 ] && echo 0 || echo -)
+  done
+) &
+lanes=1
+k=0
+for u in "${parallel[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  IFS='|' read -r tool label shard cmd <<<"$u"
+  gpu=-
+  if [ "$gpu_count" -gt 1 ] && ! [[ $label =~ $all_gpus_re ]]; then gpu=$(( (k + lanes) % gpu_count )); fi
+  k=$((k + 1))
+  run_one "$tool" "$cmd" "$(log_of "$tool" "$label" "$shard")" "$shard" "$gpu" &
+done
+wait
+log "sanitizer runs done in $(( $(date +%s) - start ))s"
+
+# One cell per (tool, target): shards add up; any timeout or failure shows.
 declare -A result
 bad=0
 for tool in "${tool_list[@]}"; do
-  mkdir -p "$logs/$tool"
-  for run in "${runs[@]}"; do
-    label=${run%%|*}
-    cmd=${run#*|}
-    log_file="$logs/$tool/$label.log"
-    extra=()
-    [ "$tool" = racecheck ] && extra=(--racecheck-report all)
-    # shellcheck disable=SC2086
-    timeout "$per_run" compute-sanitizer --tool "$tool" "${extra[@]}" --print-limit 20 $cmd >"$log_file" 2>&1
-    rc=$?
-    findings=$(grep -Eo '(ERROR SUMMARY|RACECHECK SUMMARY): [0-9]+' "$log_file" | tail -n 1 | grep -Eo '[0-9]+$')
-    if [ "$tool" = racecheck ]; then
-      # "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)": count errors and warnings.
-      findings=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\1 \2/p' "$log_file" | awk '{print $1+$2}' | tail -n 1)
-      [ -n "$findings" ] || findings=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+' "$log_file" | grep -Eo '[0-9]+$' | tail -n 1)
-    fi
+  for t in "${targets_list[@]}"; do
+    label=${t%%|*}
+    findings=0 api=0 announced=0 rc=0 timeouts=0 unknown=0 all_waived=1
+    for res in "$logs/$tool/$label".log.res "$logs/$tool/$label".shard*.log.res; do
+      [ -f "$res" ] || continue
+      read -r f a n r <"$res"
+      if [ "$f" = - ]; then unknown=1; else findings=$((findings + f)); fi
+      api=$((api + a)); announced=$((announced + n))
+      [ "$r" -eq 124 ] && timeouts=1
+      [ "$r" -ne 77 ] && all_waived=0
+      [ "$r" -ne 0 ] && [ "$r" -ne 77 ] && rc=$r
+    done
     # Failed API calls a demo makes on purpose are announced by it (cml::announce_expected_api_error);
     # compute-sanitizer counts them as errors. A run with nothing else, all of them announced, is clean.
-    api=$(grep -c 'Program hit' "$log_file")
-    announced=$(sed -n 's/.*expected CUDA API errors (deliberate): \([0-9]*\) failing call.*/\1/p' "$log_file" \
-                | awk '{s += $1} END {print s + 0}')
-    if [ "$rc" -eq 124 ]; then cell="timeout"; bad=1
-    elif [ -n "$findings" ] && [ "$findings" -gt 0 ] && [ "$findings" -eq "$api" ] && [ "$api" -eq "$announced" ] \
-         && [ "$rc" -eq 0 ]; then cell="0 (+$api announced)"
-    elif [ "$rc" -eq 77 ]; then cell="waived"
-    elif [ -z "$findings" ]; then cell="rc=$rc?"; bad=1
-    elif [ "$findings" -ne 0 ] || { [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; }; then cell="$findings (rc=$rc)"; bad=1
+    if [ $timeouts -eq 1 ]; then cell="timeout"; bad=1
+    elif [ $all_waived -eq 1 ]; then cell="waived"
+    elif [ $unknown -eq 1 ]; then cell="rc=$rc?"; bad=1
+    elif [ $findings -gt 0 ] && [ $findings -eq $api ] && [ $api -eq $announced ] && [ $rc -eq 0 ]; then
+      cell="0 (+$api announced)"
+    elif [ $findings -ne 0 ] || [ $rc -ne 0 ]; then cell="$findings (rc=$rc)"; bad=1
     else cell="0"; fi
     result["$tool|$label"]=$cell
-    printf '%-10s %-32s %s\n' "$tool" "$label" "$cell"
   done
 done
 
 echo
 printf '%-32s' "target"
-for tool in "${tool_list[@]}"; do printf ' %-11s' "$tool"; done
+for tool in "${tool_list[@]}"; do printf ' %-18s' "$tool"; done
 echo
-for run in "${runs[@]}"; do
-  label=${run%%|*}
+for t in "${targets_list[@]}"; do
+  label=${t%%|*}
   printf '%-32s' "$label"
-  for tool in "${tool_list[@]}"; do printf ' %-11s' "${result["$tool|$label"]}"; done
+  for tool in "${tool_list[@]}"; do printf ' %-18s' "${result["$tool|$label"]}"; done
   echo
 done
-echo "(findings per tool; logs in $logs)"
+echo "(findings per tool; test binaries in $shards shards, summed; logs in $logs)"
 exit $bad
