@@ -187,6 +187,7 @@ void check_stencil(std::size_t n, unsigned max_blocks, const char* name) {
 TEST_P(Stencil, EverySourceAndRowPickMatchesReference) {
   CML_REQUIRE_GPU();
   const auto [n, max_blocks] = GetParam();
+  CML_SKIP_LARGE_UNDER_SANITIZER(n);
   using CS = CoeffSource;
   using RP = RowPick;
   check_stencil<CS::constant_memory, RP::fixed>(n, max_blocks, "constant_fixed");
@@ -223,6 +224,7 @@ TEST(ReverseChunks, Over48KiBFailsWithoutTheAttributeAndWorksWithIt) {
   allow_reverse_chunks_smem(48 * 1024);
   out.poison();
   sync();
+  cml::announce_expected_api_error("launch with 100 KiB of dynamic shared memory and no opt-in attribute", 2);
   EXPECT_THROW(launch_reverse_chunks(in.data(), out.data(), n, chunk, 8, nullptr), CudaError);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "a refused launch must not leave a sticky error";
   std::vector<float> poisoned(n);
@@ -240,6 +242,7 @@ class ReverseChunks : public testing::TestWithParam<std::tuple<std::size_t, unsi
 TEST_P(ReverseChunks, MatchesReference) {
   CML_REQUIRE_GPU();
   const auto [n, chunk] = GetParam();
+  CML_SKIP_LARGE_UNDER_SANITIZER(n);
   const auto host = small_integers(n, 100000);
   DeviceBuffer<float> in(n), out(n);
   in.upload(host);

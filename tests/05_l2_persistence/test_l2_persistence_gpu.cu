@@ -251,6 +251,7 @@ TEST(L2Guard, RestoresEverythingWhenAnExceptionUnwinds) {
 TEST(L2Guard, RestoresTheLimitWhenACudaCallThrowsInsideItsScope) {
   REQUIRE_PERSISTENCE(limits);
   const std::size_t before = persisting_limit();
+  cml::announce_expected_api_error("cudaSetDevice(9999) inside a PersistingL2Guard", 2);
   EXPECT_THROW(
       {
         PersistingL2Guard guard(limits.persisting_max);

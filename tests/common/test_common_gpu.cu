@@ -84,7 +84,9 @@ TEST(GpuTimer, MeasuresSomethingPositive) {
   const auto w = timer.time([&](cudaStream_t st) { cml::launch_copy_vec4(a.data(), b.data(), a.size(), st); }, o);
   EXPECT_EQ(hook_calls, o.reps);
   EXPECT_FALSE(w.cold);
-  EXPECT_GT(w.batch, 1);
+  // Warm, launches shorter than min_sample_ms are batched. Under compute-sanitizer one launch takes
+  // milliseconds and is rightly timed alone, so the check applies only when the launch is clearly short.
+  if (t.stats.median < o.min_sample_ms / 5) EXPECT_GT(w.batch, 1) << "cold median " << t.stats.median << " ms";
 }
 
 TEST(DeviceInfo, Sane) {
