@@ -16,7 +16,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 #   run (regex on the run label), name (png file stem), title, x, y, xlabel, ylabel,
 #   series: "variant" or a params key (default "variant"); kind: "line" | "bar";
 #   logx / logy: bool; where: {column-or-param: regex} row filter; hline: column holding a reference
-#   value (its first non-empty value is drawn as a dashed line), hline_label.
+#   value (its first non-empty value is drawn as a dashed line), hline_label; xlabel_ratio: two columns
+#   whose quotient (first row that has both) fills "{ratio}" in xlabel, so device facts come from the data.
 _GB = "effective bandwidth (GB/s, read + written)"
 SPECS = [
     # 01_memory_model
@@ -84,7 +85,8 @@ SPECS = [
          xlabel="chunk / strategy", ylabel="time (ms, log scale)"),
     # 05_l2_persistence
     dict(run="l2_sliding_window", name="l2_sliding_window", title="L2 access-policy window: speed-up vs persistent size",
-         x="persist_mib", y="speedup", xlabel="persistent region (MiB); set-aside 37.5 MiB",
+         x="persist_mib", y="speedup", xlabel="persistent region (MiB); set-aside {ratio:.4g} MiB",
+         xlabel_ratio=("persist_mib", "persist_per_set_aside"),
          ylabel="speed-up over no window"),
     dict(run="l2_competing_streams", name="l2_competing_streams", kind="bar", title="Two streams, each with a window",
          x="variant", y="speedup", xlabel="setting", ylabel="speed-up over no window"),
@@ -205,7 +207,13 @@ def render(spec, rows, runs, outdir):
         ax.axhline(ref, linestyle="--", color="black", linewidth=1,
                    label=f"{spec.get('hline_label', spec.get('hline', 'reference'))} ({ref:.0f})")
     ax.set_title(spec["title"])
-    ax.set_xlabel(spec["xlabel"])
+    xlabel = spec["xlabel"]
+    if spec.get("xlabel_ratio"):
+        num, den = spec["xlabel_ratio"]
+        ratio = next((as_float(value(r, num)) / as_float(value(r, den)) for r in rows
+                      if as_float(value(r, num)) and as_float(value(r, den))), None)
+        xlabel = xlabel.format(ratio=ratio) if ratio else xlabel.split(";")[0]
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(spec["ylabel"])
     ax.grid(True, which="both", alpha=0.3)
     if ax.get_legend_handles_labels()[1]:
