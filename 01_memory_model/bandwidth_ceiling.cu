@@ -5,9 +5,9 @@
 // numbers are DRAM (HBM) bandwidth, not cache bandwidth. Bytes = read + written; GB = 1e9.
 // Expected observation (measured, H200, 2026-11-21, two runs): one float4 (16 bytes) per thread reaches
 // >= 0.95x the cudaMemcpy D2D figure measured in the same run (copy_vec4: vs_memcpy 0.999 and 1.00,
-// ~4250 GB/s = 88% of theoretical) and two runs' medians agree within 2% (0.08%); one float per thread
-// reaches only ~0.64x; more float4 loads per thread are slightly slower, not faster (ilp4 0.978x,
-// ilp8 0.945x).
+// ~4205 GB/s = 87% of theoretical) and two runs' medians agree within 2% (0.15%); one float per thread
+// reaches only ~0.64x; more float4 loads per thread are slightly slower, not faster (ilp4 0.976-0.981x,
+// ilp8 0.945-0.948x).
 // Run: build/bin/bandwidth_ceiling [--size 1G] [--csv ceiling.csv]
 #include <memory>
 #include <vector>

@@ -10,7 +10,7 @@
 // The cache levels are measured WARM and never flushed: the point is to be served by the cache. Bytes
 // are the bytes the blocks request (read only, no writes worth counting); GB = 1e9.
 // Expected observation: GB/s rises by level, dram < l2 < l1, with vs_dram >= 1.5 for l2 and >= 4 for l1.
-// Measured (H200, 2026-11-21): dram 4263, l2 10733 (vs_dram 2.52), l1 30887 GB/s (vs_dram 7.25).
+// Measured (H200, 2026-11-21): dram 4265, l2 10643 (vs_dram 2.50), l1 31019 GB/s (vs_dram 7.27).
 // Run: build/bin/cache_bandwidth [--size 1G] [--csv cache_bandwidth.csv]
 #include <vector>
 

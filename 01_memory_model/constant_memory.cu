@@ -14,7 +14,7 @@
 // are small integers, so the outputs are exact and compared bit for bit. Bytes = input read + output
 // written (coefficient reads are not counted).
 // Expected observation: constant_divergent is measurably slower than constant_uniform
-// (vs_constant_uniform >= 2; measured on an H200: 18.4); the uniform variants run within 5% of each other
+// (vs_constant_uniform >= 2; measured on an H200: 18.3); the uniform variants run within 5% of each other
 // (at ~2.1 TB/s, half the copy ceiling: the barrier-bound stencil, not DRAM, limits them); the divergent
 // __ldg and global reads cost far less than the divergent constant reads (measured 1.38x each).
 // Run: build/bin/constant_memory [--size 64M] [--csv constant_memory.csv]

@@ -11,7 +11,7 @@
 // before timing, and the L2 is never flushed. Plus the same chase through shared memory.
 // Expected observation: cycles_per_load climbs in three distinct plateaus, each summary row (params
 // plateau=...) >= 1.5x the one before (vs_previous). Measured on an H200 (2026-11-21): L1 32 cycles up to
-// 162 KiB, L2 281 from 556 KiB to 22 MiB (8.77x), DRAM 658 from 75 MiB on (2.35x); one point between,
+// 162 KiB, L2 281 from 556 KiB to 22 MiB (8.77x), DRAM 659 from 75 MiB on (2.35x); one point between,
 // 512 cycles at 40.7 MiB, where the set outgrows half the L2 and reaches its far partition. The
 // shared-memory chase (23 cycles) sits below the L1 plateau.
 // Anchor (gpu-benches, H100 PCIe): L1 ~34, L2 ~265 near / ~480 far, DRAM ~655 cycles.

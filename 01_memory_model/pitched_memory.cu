@@ -13,7 +13,7 @@
 // Bytes = input read once + output written once (the rows above and below come from cache). Cold L2.
 // Expected observation: every pitch is >= the row and a multiple of the texture pitch alignment (on an
 // H200 a multiple of 512 B); the model predicts 4 sectors per request pitched and about 4.9 unpadded;
-// measured, unpadded_2d is at most slightly slower (vs_pitched <= 1.25; H200, 2026-11-21: 1.02).
+// measured, unpadded_2d is at most slightly slower (vs_pitched <= 1.25; H200, 2026-11-21: 1.03).
 // Run: build/bin/pitched_memory [--size 64M] [--width 4099] [--csv pitched.csv]
 #include <algorithm>
 #include <memory>

@@ -12,7 +12,7 @@
 // 4-byte seed read and the 4-byte result written per thread.
 // Expected observation: registers shows local_bytes = 0; local_runtime_index shows local_bytes >= 128 and
 // is measurably slower (vs_registers >= 1.5); the two capped builds show local_bytes > 0 and sit between.
-// Measured on an H200 (2026-11-21): 0 B; 128 B and 14.1x slower; 40 B / 3.58x and 104 B / 10.5x.
+// Measured on an H200 (2026-11-21): 0 B; 128 B and 13.8x slower; 40 B / 3.52x and 104 B / 10.3x.
 // Run: build/bin/registers_local [--size 4M] [--csv registers_local.csv]
 #include <memory>
 #include <vector>

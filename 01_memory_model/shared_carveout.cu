@@ -19,8 +19,8 @@
 // Expected observation: the >48 KiB launch fails (launch = failed: cudaErrorInvalidValue) without the
 // attribute and succeeds with it, also with carveout=0 (measured on an H200: 1 block per SM instead of 2).
 // The carveout does NOT visibly resize the L1 for the 64 KiB read (H200, 2026-11-21): carveout 0..100
-// all run at 22.5-23.5 TB/s (vs_max_l1 1.00-1.05, not the predicted <= 0.5), while the default, PreferL1
-// and PreferNone run at 31.0 TB/s and PreferEqual/PreferShared at 23.5 TB/s (unexplained). No cache
+// all run at 22.5-23.7 TB/s (vs_max_l1 1.00-1.05, not the predicted <= 0.5), while the default, PreferL1
+// and PreferNone run at 31.0 TB/s and PreferEqual/PreferShared at 23.6-23.7 TB/s (unexplained). No cache
 // setting makes a launch fail. memcheck reports the deliberately refused launch as 2 API errors.
 // Run: build/bin/shared_carveout [--size 64M] [--csv shared_carveout.csv]
 #include <cstdint>
@@ -205,7 +205,7 @@ Demo make_demo() {
       "cudaFuncAttributeMaxDynamicSharedMemorySize and runs with it (a requirement); the carveout and the\n"
       "legacy cache config are preferences, seen in the bandwidth of a 64 KiB L1-resident read.\n"
       "Expected: launch fails without the attribute, works with it. Measured on an H200: the carveout and\n"
-      "cache-config hints barely change the L1-resident read (explicit carveouts 0..100 within 5%).";
+      "cache-config hints barely change the L1-resident read (explicit carveouts 0..100 within 6%).";
   d.size_meaning = "floats reversed by the >48 KiB kernel (default 8x L2 bytes / 4)";
   d.variants = {
       {"dynamic_smem_over_48k", "100 KiB of dynamic shared memory: without and with the opt-in attribute",

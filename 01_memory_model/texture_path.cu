@@ -10,7 +10,7 @@
 // returns texels exactly and the inputs are small integers, so all three are compared bit for bit with
 // the CPU. Bytes = image read once + result written once (the 9-fold reuse is served by L1/TEX). Cold L2.
 // Expected observation: all three verified; the texture variants are ~2.5x slower than global loads
-// (H200, 2026-11-21: vs_global 2.55 pitched, 2.50 array; the earlier guess of 0.7-1.5 was wrong), likely
+// (H200, 2026-11-21: vs_global 2.53 pitched, 2.48 array; the earlier guess of 0.7-1.5 was wrong), likely
 // limited by the texel rate (9 fetches per output, ~3.5 per SM per clock against 4 texture units).
 // The texture path's value here is free border handling (and filtering), not bandwidth.
 // Run: build/bin/texture_path [--size 64M] [--width 8191] [--csv texture.csv]

@@ -8,13 +8,13 @@
 // Every layout is verified against the CPU reference (outputs poisoned; the in-place variants start
 // from a fresh copy of the input) before it is timed. Each buffer is 8x L2 by default.
 // Expected observation; in brackets the H200 run of 2026-11-21:
-//   1. aos, aos_align8, aos_float4 and soa are within 10% of each other [2.3%, 0.961-0.983x the
+//   1. aos, aos_align8, aos_float4 and soa are within 10% of each other [2.4%, 0.960-0.983x the
 //      ceiling], although aos requests are only 50% efficient: the y load of a warp hits the sectors its
 //      x load has just brought into L1, and the x and y stores fill the same sectors in L2, so DRAM moves
 //      every byte once (model_mb_moved is the same for the four). The 50% costs L1/L2 requests, not DRAM
 //      bandwidth;
 //   2. when only x is used (aos_x_only vs soa_x_only), the other half of each sector is dead weight
-//      that DRAM still reads and writes back: aos_x_only needs >= 1.6x the time of soa_x_only [2.07x].
+//      that DRAM still reads and writes back: aos_x_only needs >= 1.6x the time of soa_x_only [2.05x].
 // Run: build/bin/aos_vs_soa [--csv aos_soa.csv]
 #include <functional>
 #include <memory>

@@ -20,9 +20,9 @@
 // (4-byte elements) with the default load and with each hint.
 // Expected observation, at the default size (each buffer 8x L2): these kernels stream every byte once,
 // so there is nothing for L1 to keep. The default, __ldca and __ldcg loads of every point agree within
-// 2%, in each binary and between the two (compare their CSVs) [H200, 2026-11-21: within 0.6%].
-// __ldcs (evict-first) is the exception: 5-15% below the default on the offset kernel [8.1-12.7%,
-// worst at misaligned offsets], within 6% on the strided copy [1.1-5.3%]; the cause is not measured.
+// 2%, in each binary and between the two (compare their CSVs) [H200, 2026-11-21: within 0.5%].
+// __ldcs (evict-first) is the exception: 5-15% below the default on the offset kernel [7.8-12.3%,
+// worst at misaligned offsets], within 6% on the strided copy [1.0-4.8%]; the cause is not measured.
 // Run: build/bin/load_caching_dlcm_ca --csv ca.csv && build/bin/load_caching_dlcm_cg --csv cg.csv
 #include <memory>
 #include <string>
@@ -123,7 +123,7 @@ Demo make_demo() {
       "Built with -Xptxas -dlcm={}. The 4-way unrolled offset kernel and strided copy with plain loads\n"
       "(cached as the flag says) and with __ldca, __ldcg, __ldcs. Expected at 8x L2: nothing to reuse, so\n"
       "plain, __ldca and __ldcg agree within 5%, and so do the _ca and _cg binaries; __ldcs (evict-first)\n"
-      "measured 8-13% slower on the offset kernel on an H200.",
+      "measured 8-12% slower on the offset kernel on an H200.",
       kDlcm);
   d.size_meaning = "floats per buffer (default 8x L2 bytes / 4)";
   d.variants = {

@@ -20,12 +20,12 @@
 // Expected observation (default matrix: the smallest 4096 x 2^k side whose three matrices are >= 8x L2,
 // 8192 x 8192 on H100/H200; --size 4096 is the book's); in brackets the H200 run of 2026-11-21:
 //   1. managed: kernel_first, right after the book's warm-up, is >= 10x slower than kernel_second: the
-//      warm-up did not migrate the pages [69.6 ms vs 0.313 ms: 222x];
+//      warm-up did not migrate the pages [67.3 ms vs 0.311 ms: 216x];
 //   2. managed_prefetch: kernel_first is within 20% of kernel_second (no faults left), and both are
-//      within 20% of manual's kernel [0.320 and 0.300 ms; manual 0.300 ms];
+//      within 20% of manual's kernel [0.321 and 0.301 ms; manual 0.304 ms];
 //   3. managed_advise: kernel_first and kernel_second are within 20% of each other and both read over
 //      the host link (GB/s below 100) [10.8 ms both, 74.4 GB/s], while host_read needs no migration
-//      [32.5 ms, vs 31.7 ms after an explicit prefetch back and 57.1 ms for managed].
+//      [33.6 ms, vs 32.8 ms after an explicit prefetch back and 60.8 ms for managed].
 // Run: build/bin/managed_vs_manual [--size 4096] [--csv managed.csv]
 #include <chrono>
 #include <cstring>

@@ -8,12 +8,12 @@
 // Expected observation, at the default size (each buffer 8x L2, so DRAM is measured, not L2); in
 // brackets the H200 run of 2026-11-21 (results/nvidia-h200/misaligned_read.csv):
 //   1. read_offset_unroll4 at offset 0 reaches >= 0.95x the copy ceiling measured in the same run
-//      (column vs_ceiling) [1.02x: 4330 GB/s];
+//      (column vs_ceiling) [1.02x: 4293 GB/s];
 //   2. whenever k % 8 != 0 a warp's 128 bytes straddle 5 sectors instead of 4 (80% load efficiency,
 //      confirmed by ncu), yet model_mb_moved stays the same: the fifth sector is the next warp's first,
-//      so DRAM moves each sector once. Every offset stays within 2% of offset 0 for unroll4 [0.2%];
+//      so DRAM moves each sector once. Every offset stays within 2% of offset 0 for unroll4 [0.4%];
 //   3. the one-element kernel, with 8 bytes of loads in flight per thread instead of unroll4's 32,
-//      stays below 0.85x the ceiling [0.762x]; the block size changes unroll4 by less than 5% [0.8%].
+//      stays below 0.85x the ceiling [0.763x]; the block size changes unroll4 by less than 5% [0.9%].
 // L2-resident variant to try: --size 2M --warm (not part of the recorded run).
 // Run: build/bin/misaligned_read [--variant read_offset_unroll4] [--csv read.csv]
 #include <string>

@@ -13,7 +13,7 @@
 //   2. k % 8 != 0 costs 5 store sectors per request instead of 4 (the first and last sectors of each
 //      warp are written in part), yet the partial sectors are completed in L2 by the neighbouring warp
 //      before they are written back, so model_mb_moved is unchanged and every offset stays within 2% of
-//      k = 0, both sides misaligned included [unroll4: 0.4%; one element per thread: 1.0%];
+//      k = 0, both sides misaligned included [unroll4: 0.6%; one element per thread: 1.1%];
 //   3. the block size changes unroll4 by less than 5% [0.9%].
 // Run: build/bin/misaligned_write [--variant write_offset_unroll4] [--csv write.csv]
 #include <string>

@@ -10,9 +10,9 @@
 // change under the kernel, so it may hoist loads above stores (kernels/read_only.cuh).
 // Expected observation, at the default size (each buffer 8x L2); in brackets the H200 run of 2026-11-21:
 //   1. with one element per thread the three loads agree within 5%: same sectors, same DRAM bytes
-//      [within 0.1%, 0.765x the ceiling];
-//   2. with four elements per thread ldg, const_restrict and plain_loads_first agree within 5% [2.0%,
-//      0.999-1.02x], and plain is the slowest of the four [0.849x]: its loads wait for the previous
+//      [within 0.2%, 0.766-0.767x the ceiling];
+//   2. with four elements per thread ldg, const_restrict and plain_loads_first agree within 5% [2.4%,
+//      0.995-1.02x], and plain is the slowest of the four [0.849x]: its loads wait for the previous
 //      store, so it keeps two loads in flight per thread instead of six to eight. The gain comes from
 //      reordering, not from a cache.
 // Run: build/bin/read_only_path [--csv read_only.csv]

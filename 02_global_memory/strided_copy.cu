@@ -9,16 +9,16 @@
 // in L2.
 // Expected observation; in brackets the H200 run of 2026-11-21:
 //   1. at stride 1 every element type reaches >= 0.9x the copy ceiling measured in the same run
-//      [0.968-0.984x];
+//      [0.976-0.991x];
 //   2. the sector model bounds the curve from above: vs_ceiling <= 1.1 x model_efficiency at every
 //      stride [all 99 points];
 //   3. up to one element per sector (stride 8, 4, 2 for 4-, 8-, 16-byte elements) the time is flat and
-//      vs_ceiling is 0.65-0.70 x model_efficiency [0.674-0.685; 0.341-0.342x at stride 2]: the output is
+//      vs_ceiling is 0.65-0.70 x model_efficiency [0.680-0.690; 0.343-0.345x at stride 2]: the output is
 //      strided too, its sectors are written in part, and DRAM moves about three buffers instead of two
 //      (ncu shows one extra DRAM sector read per partly written output sector);
 //   4. beyond that the curve keeps falling instead of levelling off at e/32: the time depends on the
-//      byte distance between elements, not the element size [64 B apart: 0.517-0.525 ms, 256 B:
-//      0.314-0.321 ms for all three types]. The note prints cudaLimitMaxL2FetchGranularity [64 B].
+//      byte distance between elements, not the element size [64 B apart: 0.519-0.527 ms, 256 B:
+//      0.315-0.322 ms for all three types]. The note prints cudaLimitMaxL2FetchGranularity [64 B].
 // Run: build/bin/strided_copy [--variant stride_copy_4B] [--csv stride.csv]
 #include <memory>
 #include <string>

@@ -13,18 +13,18 @@
 // EXPECTED OBSERVATION (H100/H200, 8192 x 8192 fp32, default block 32x8); in brackets the H200 run of
 // 2026-11-21 (results/nvidia-h200/transpose_global.csv):
 //   1. copy_col <= 0.5x copy_row: a warp that walks a column touches 32 sectors for 128 useful bytes
-//      [0.243x].
-//   2. naive_col >= 1.2x naive_row [3.01x: 1646 vs 546 GB/s]. The cost is the strided STORE: naive_row
-//      is within 5% of copy_col, which strides both sides [546 vs 556 GB/s].
-//   3. naive_col_l2only (loads that bypass L1, __ldcg) within 15% of naive_col [8% slower, 1522 GB/s]:
+//      [0.245x].
+//   2. naive_col >= 1.2x naive_row [2.99x: 1632 vs 546 GB/s]. The cost is the strided STORE: naive_row
+//      is within 5% of copy_col, which strides both sides [546 vs 554 GB/s].
+//   3. naive_col_l2only (loads that bypass L1, __ldcg) within 15% of naive_col [8% slower, 1511 GB/s]:
 //      L1 reuse of the strided load's sectors is NOT what makes naive_col faster on Hopper. (The seed's
 //      L1 explanation predicted >= 1.3x; refuted.)
-//   4. diagonal_row/diagonal_col within 15% of naive_row/naive_col [-10.9% / +0.9%]: Hopper hashes
+//   4. diagonal_row/diagonal_col within 15% of naive_row/naive_col [-11.2% / +1.0%]: Hopper hashes
 //      addresses over its memory channels, so the order that beat "partition camping" buys nothing.
 //   5. unroll4_row < 0.5x copy_row: more requests in flight per thread do not remove the store's cost
-//      [0.224x; unroll4_col 1.15x naive_col].
+//      [0.225x; unroll4_col 1.15x naive_col].
 //   6. block_sweep: naive_row with x = 8 (8x32, 8x16, 8x8) >= 1.5x naive_row with x = 32 (32x8): a store
-//      request then covers 8 sectors of 16 useful bytes instead of 32 sectors of 4 [3.45x, 3.05x, 1.55x].
+//      request then covers 8 sectors of 16 useful bytes instead of 32 sectors of 4 [3.41x, 3.02x, 1.55x].
 //
 // Run: build/bin/transpose_global                        (8192 x 8192)
 //      build/bin/transpose_global --size 16384

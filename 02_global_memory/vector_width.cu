@@ -7,10 +7,10 @@
 // thread, the number of blocks) per byte, not the sectors. Buffers of 8x L2, verified bit for bit.
 // Expected observation; in brackets the H200 run of 2026-11-21:
 //   1. one element per thread, GB/s rises with the width: 1 B < 2 B < 4 B <= 8 B <= 16 B (allowing 5%
-//      noise between 8 and 16 B) [839, 1562, 2718, 3872, 4253 GB/s];
+//      noise between 8 and 16 B) [839, 1558, 2698, 3841, 4202 GB/s];
 //   2. 16 B per thread reaches >= 0.85x the copy ceiling measured in the same run [1.00x]; 1 B stays
-//      < 0.5x [0.197x];
-//   3. the grid-stride loop is within 10% of one element per thread at 16 B [7.2% below], and not
+//      < 0.5x [0.199x];
+//   3. the grid-stride loop is within 10% of one element per thread at 16 B [6.5% below], and not
 //      slower at 1 B (it does not have to schedule a block per 256 bytes) [1.48x faster].
 // Run: build/bin/vector_width [--variant grid_stride] [--csv width.csv]
 #include <algorithm>

@@ -9,10 +9,10 @@
 // minimum for the width (1, 2 or 4: 8-byte loads are served a half-warp and 16-byte loads a quarter-warp
 // per wavefront) and the conflict degree (their ratio). Every point is verified (per-thread sums of the
 // loaded words vs the CPU reference) before it is timed.
-// Expected observation (measured on an H200, defaults): time = 0.0101 ms + 0.265 ms x the model's
-// wavefronts per request (one wavefront per clock per SM), within 0.5% for every row except the 8- and
+// Expected observation (measured on an H200, defaults): time = 0.0104 ms + 0.265 ms x the model's
+// wavefronts per request (one wavefront per clock per SM), within 0.7% for every row except the 8- and
 // 16-byte broadcasts, which the hardware serves in 1 and 2 wavefronts (model: 2 and 4), so they take
-// ~0.51x their stride-1 time. 4-byte stride 32 takes 30.9x stride 1 (vs_conflict_free; >= 25x required);
+// ~0.51x their stride-1 time. 4-byte stride 32 takes 30.8x stride 1 (vs_conflict_free; >= 25x required);
 // odd strides, the 4-byte permutation and broadcast take 1.00x; column_pad and column_swizzle 1.00x
 // (within 5% required).
 // Run: build/bin/bank_conflicts [--variant width4] [--size LOADS_PER_THREAD] [--csv out.csv]

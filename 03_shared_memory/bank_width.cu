@@ -17,7 +17,7 @@
 // returns cudaSuccess. vs_w4_stride1 is within 4% below model_wavefronts_per_req for every row but
 // w8 broadcast, which takes 1.00x (1 wavefront, not the model's 2). w4, w8 and w16 at stride 1 deliver
 // the same bandwidth within 3% (about 32-33 TB/s): wide loads save instructions, not bandwidth.
-// halves_mixed reads the bytes of w8 stride 1 and takes 1.99x as long.
+// halves_mixed reads the bytes of w8 stride 1 and takes 1.98x as long.
 // Run: build/bin/bank_width [--size LOADS_PER_THREAD] [--csv out.csv]
 #include <cuda_runtime.h>
 

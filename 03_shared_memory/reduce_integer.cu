@@ -19,8 +19,8 @@
 // (restored before the verified launch; the timed launches reduce whatever the previous launch left,
 // which is the same work). Every total is checked against the CPU sum before it is timed.
 // Expected observation (measured on an H200, defaults): vec4_shfl reaches >= 0.9x the copy ceiling and
-// >= 0.9x cub_device_reduce (measured 1.02x and 1.03x, 4332 GB/s); vec4_cub_block times the same as
-// vec4_shfl. The book's rungs get faster down to smem_unroll4 (336 -> 860 -> 904 -> 2154 GB/s), then
+// >= 0.9x cub_device_reduce (measured 0.943x and 1.02x, 3965 GB/s); vec4_cub_block times the same as
+// vec4_shfl. The book's rungs get faster down to smem_unroll4 (335 -> 862 -> 890 -> 2096 GB/s), then
 // smem_unroll4_dyn and shfl time the same as smem_unroll4 (same loads): how a rung loads sets its speed,
 // not how it adds.
 // Run: build/bin/reduce_integer [--size N] [--variant vec4_shfl] [--csv out.csv]

@@ -15,10 +15,11 @@
 // Columns: cycles_per_hop (clock64 around the timed hops), ns_per_hop (event time / hops), read_gb_per_s,
 // vs_shared (how many times slower than shared), model_peak_gb_per_s (shared: SMs x 128 B x peak clock;
 // DRAM: the memory's theoretical peak). Every chase end and every XOR is verified before timing.
-// Expected observation (measured on an H200, defaults): DRAM latency >= 20x shared (measured 29.0x:
-// 339 vs 11.7 ns), L2 ~12.5x, an L1 hit within 2x (1.78x); shared-memory bandwidth >= 5x the DRAM read
-// bandwidth (measured 8.00x: 32.6 TB/s vs 4.07 TB/s). The global_l2 bandwidth row lasts ~9 us and
-// understates L2 (it reads below DRAM); 01_memory_model/cache_bandwidth measures L2 properly.
+// Expected observation (measured on an H200, defaults): DRAM latency >= 20x shared (measured 29.1x:
+// 341 vs 11.7 ns), L2 ~12.5x, an L1 hit within 2x (1.78x); shared-memory bandwidth >= 5x the DRAM read
+// bandwidth (measured 8.02x: 32.2 TB/s vs 4.01 TB/s). The global_l2 bandwidth row lasts ~6 us and
+// understates L2 (less than half of cache_bandwidth's L2 figure); 01_memory_model/cache_bandwidth
+// measures L2 properly.
 // Run: build/bin/smem_vs_global [--size BYTES] [--variant latency|bandwidth] [--csv out.csv]
 #include <algorithm>
 #include <functional>

@@ -15,12 +15,13 @@
 // the same matrix size, measured in this run.
 //
 // EXPECTED OBSERVATION (measured on an H200 at 8192^2 and --size 16384):
-//   1. tiled_padded >= 1.3x tiled_unpadded (measured 1.54x at both sizes).
+//   1. tiled_padded >= 1.3x tiled_unpadded (measured 1.53x and 1.54x).
 //   2. tiled_swizzled within 5% of tiled_padded (measured within 0.1%).
-//   3. tiled_multi >= tiled_padded (measured 2.25-2.26x).
+//   3. tiled_multi >= tiled_padded (measured 2.22-2.24x).
 //   4. fast_64x8 is the fastest variant and >= 0.90x cudaMemcpy D2D (vs_memcpy; measured 0.939x and
-//      0.929x); the _cs variants are ~4% slower than their plain versions. tile64_vec4 and tile64_async
-//      stay well below (about 0.5-0.66x), although ncu shows their sectors and wavefronts as designed.
+//      0.931x); the _cs variants are ~4-6% slower than their plain versions. tile64_vec4 and
+//      tile64_async stay well below (about 0.53-0.67x), although ncu shows their sectors and wavefronts
+//      as designed.
 //      (The official cuda-samples transpose reached 0.65x on an H200: 2746 vs 4250 GB/s.)
 //
 // Run: build/bin/transpose_shared                 (8192 x 8192)

@@ -18,11 +18,11 @@
 // value + 2 per round, or unchanged for the read strategies).
 // Never allocates more managed memory than half of what cudaMemGetInfo reports free.
 // EXPECTED OBSERVATION (measured, H200, 256 MB, 2026-11-21): the on_demand kernel (faulting pages over,
-// 46 ms, ~6 GB/s) is ~8x slower than prefetch_to_gpu + kernel (5.3 + 0.18 ms; the prefetch at ~50 GB/s);
-// the CPU's turn after on_demand is slower than after prefetch (64 vs 48 ms). prefetch does NOT come
-// close to explicit_copy (77 vs 36 ms per round: the prefetch back to the CPU runs at ~11 GB/s);
-// preferred_location_cpu has the fastest read-write round (32 ms); read_mostly's kernel runs at resident
-// speed while read_default keeps migrating (38 ms, ~7 GB/s).
+// 35 ms, ~7.7 GB/s) is ~6x slower than prefetch_to_gpu + kernel (5.8 + 0.18 ms; the prefetch at ~46 GB/s);
+// the CPU's turn after on_demand is slower than after prefetch (57 vs 44 ms). prefetch does NOT come
+// close to explicit_copy (65 vs 34 ms per round: its CPU turn is ~20 ms slower, and the prefetch back to
+// the CPU runs at ~18.5 GB/s); preferred_location_cpu has the fastest read-write round (31 ms); read_mostly's
+// kernel runs at resident speed while read_default keeps migrating (31 ms, ~8.6 GB/s).
 // Run: build/bin/managed_memory [--size 256M] [--variant on_demand --variant prefetch]
 #include <unistd.h>
 

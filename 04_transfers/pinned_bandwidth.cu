@@ -11,13 +11,13 @@
 // every transfer tool counts it once). GB = 1e9. Every size is verified bit-exact before it is timed
 // (H2D: checked on the device; D2H: the host buffer is poisoned, filled by the copy, copied back into a
 // poisoned device buffer and checked there, so write-combined memory is never read by the CPU).
-// EXPECTED OBSERVATION (measured, H200 on PCIe Gen5 x16, 2026-11-21): at >= 256 MB cudaMallocHost and all
-// three cudaHostAlloc kinds reach >= 0.99x the best pinned figure (vs_best_pinned; ~55.4 GB/s) both ways, as
-// does cudaHostRegister D2H; cudaHostRegister H2D stays at 0.92-0.95x. Pageable: 9.5-10 GB/s H2D and 18.4 GB/s
-// D2H at 256 MB-1 GB. Every pinned kind first reaches half its plateau at 256 KB (~2-3 us per copy at 4 KB).
-// Pinning costs ~250-580 ms per GB with cudaMallocHost, ~40-115 ms per GB with cudaHostRegister. (The
-// malloc_first_touch rows of that run are invalid: the compiler had removed the memset that was meant to
-// touch the pages; the code now writes one byte per page through a volatile pointer. Not yet re-measured.)
+// EXPECTED OBSERVATION (measured, H200 on PCIe Gen5 x16, 2026-11-21): at >= 256 MB cudaMallocHost, all
+// three cudaHostAlloc kinds and cudaHostRegister reach >= 0.99x the best pinned figure (vs_best_pinned;
+// ~55.4 GB/s) both ways. Pageable: 9.5-10 GB/s H2D and 18.7 GB/s D2H at 256 MB-1 GB. Every pinned kind first
+// reaches half its plateau at 256 KB (~2-3 us per copy at 4 KB). Pinning costs ~290-620 ms per GB with
+// cudaMallocHost, ~40-150 ms per GB with cudaHostRegister; malloc + first touch (one volatile write per page)
+// costs about as much as cudaMallocHost at 16 MB and 256 MB (285 and 404 ms per GB); its 1 MB row (~1 us) is
+// too fast to include page faults (the allocator most likely reuses pages already touched).
 // Run: build/bin/pinned_bandwidth [--size 1G] [--variant malloc_host] [--csv pinned.csv]
 #include <unistd.h>
 
@@ -297,8 +297,8 @@ Demo make_demo() {
   d.summary =
       "H2D and D2H copy bandwidth (payload bytes counted once) over 4 KB ... --size for pageable memory and every\n"
       "kind of pinned memory, the cost of pinning, and the PCIe link. Expected: at >= 256 MB cudaMallocHost and\n"
-      "cudaHostAlloc are >= 0.97x the best pinned figure (vs_best_pinned; cudaHostRegister H2D measured 0.92-0.95x\n"
-      "on an H200), pageable far below; half the plateau is first reached around 256 KB.";
+      "cudaHostAlloc are >= 0.97x the best pinned figure (vs_best_pinned; cudaHostRegister too: 0.999-1.000x\n"
+      "measured on an H200), pageable far below; half the plateau is first reached around 256 KB.";
   d.size_meaning = "largest transfer in bytes (the sweep runs 4 KB, 16 KB, ... up to it)";
   d.variants = {
       {"pcie_link", "the PCIe link the GPU reports in sysfs (speed, width, per-direction GB/s)", pcie_link_info},

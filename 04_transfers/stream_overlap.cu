@@ -12,7 +12,7 @@
 // asynchronous copies). Bytes on copy and pipeline rows: PCIe payload (H2D + D2H), counted once per
 // direction; on the kernel row: read + written. Every row's output is verified bit-exact (the reference
 // computes the whole chain per word in closed form).
-// EXPECTED OBSERVATION (measured, H200, 2026-11-21): every n sits on the model (vs_model 1.000-1.004); the
+// EXPECTED OBSERVATION (measured, H200, 2026-11-21): every n sits on the model (vs_model 1.000-1.003); the
 // best n = 8 is 1.74x faster than sequential (11.4 vs 19.8 ms, tE 10.1 ms, tT 9.7 ms); n = 1 gains nothing.
 // Run: build/bin/stream_overlap [--size 64M] [--steps N] [--csv overlap.csv]
 #include <algorithm>

@@ -12,10 +12,10 @@
 // API overhead that events on the device would not see. Bytes = payload, counted once; GB = 1e9.
 // Every variant is verified bit-exact before it is timed: the chunks arrive at their places and the
 // gaps in the (poisoned) destination stay untouched.
-// EXPECTED OBSERVATION (measured, H200, 16 MB, 2026-11-21): many_small at 1 KB chunks is 135x slower than
-// one_contiguous (~2.6 us per call), still 1.48x at 256 KB and 1.10x at 1 MB; pack_copy_unpack is nearly
-// flat (4.4-5.7x one_contiguous) and beats per-chunk copies up to 16 KB chunks; memcpy_2d is as fast as
-// one_contiguous (0.98x) at every chunk size.
+// EXPECTED OBSERVATION (measured, H200, 16 MB, 2026-11-21): many_small at 1 KB chunks is 140x slower than
+// one_contiguous (~2.6 us per call), still 1.51x at 256 KB and 1.12x at 1 MB; pack_copy_unpack is nearly
+// flat (4.6-6.2x one_contiguous) and beats per-chunk copies up to 16 KB chunks; memcpy_2d is as fast as
+// one_contiguous (1.00x) at every chunk size.
 // Run: build/bin/transfer_batching [--size 16M] [--csv batching.csv]
 #include <algorithm>
 #include <functional>

@@ -4,17 +4,18 @@
 // memory read by the kernel across PCIe (`mapped`), and in mapped memory read at a misaligned offset
 // (`mapped_offset`); plus what zero-copy competes with in practice, copying a and b in first
 // (`copy_then_compute`: two pinned cudaMemcpyAsync, then the same kernel). c is always device memory.
-// Sizes: bytes per array, 1 KB ... 64 MB in x4 steps. Timing: events, median; small sizes are batched
-// back-to-back launches, so below ~64 KB the figure is launch-rate bound (~2 us), not the kernel's own time.
+// Sizes: bytes per array, 1 KB ... 64 MB in x4 steps. Timing: events, median, cold by default (each sample is
+// one launch after an L2 flush), so below ~64 KB the figure is one launch's cost (~5 us), not the kernel's own
+// work.
 // Bytes = 3 x array bytes (two arrays read, one written), the vector add's traffic wherever it lives; the
 // comparison that matters here is the time (ns column), as in the seed.
 // `mapping_facts` prints what a current runtime does without cudaSetDeviceFlags(cudaDeviceMapHost) and what
 // cudaHostGetDevicePointer returns under UVA.
-// EXPECTED OBSERVATION (measured, H200, 2026-11-21): below 64 KB mapped and device are both one ~3 us
-// launch (slowdown ~1.1-1.2x; the 16 KB device point is noisy); from 1 MB on mapped is >= 10x slower (14.9x
-// at 1 MB, 42.9x at 64 MB, where it reads ~51 GB/s over PCIe). Against copy_then_compute mapped wins up to
-// 16 MB per array (vs_copy_then_compute 0.26 at 4-16 KB, 0.98 at 16 MB) and ties at 64 MB (1.01). The
-// misaligned offset costs 1.08-1.10x from 1 MB on.
+// EXPECTED OBSERVATION (measured, H200, 2026-11-21): below 64 KB mapped and device are both one 5-7 us
+// launch (slowdown 1.25-1.33x); from 4 MB on mapped is >= 10x slower (7.25x at 1 MB, 17.4x at 4 MB, 39.4x at
+// 64 MB, where it reads ~51 GB/s over PCIe). Against copy_then_compute mapped wins up to 4 MB per array
+// (vs_copy_then_compute 0.43 at 16 KB, 0.99 at 4 MB) and loses from 16 MB on (1.03; 1.05 at 64 MB). The
+// misaligned offset costs 1.08-1.09x from 1 MB on.
 // Run: build/bin/zero_copy [--size 64M] [--offset 1] [--csv zero_copy.csv]
 #include <map>
 #include <memory>

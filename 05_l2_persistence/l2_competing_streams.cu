@@ -9,7 +9,7 @@
 // against no window. The pair is timed from a fork event to a join event on the timing stream; persisting
 // lines are reset and L2 flushed before every sample, outside the timed region.
 // Expected observation (measured, H200, 2026-11-21): both windows beat no window by > 2x, and hitRatio 1.0
-// (2.21x) is NOT worse than 0.5 (2.10x), although the two 1.0 windows ask for twice the set-aside: on Hopper
+// (2.20x) is NOT worse than 0.5 (2.09x), although the two 1.0 windows ask for twice the set-aside: on Hopper
 // the oversubscribed persisting lines do not thrash (the model, 1.0x for 1.0 and 1.5x for 0.5, assumes they do).
 // Run: build/bin/l2_competing_streams [--size 30M] [--csv competing.csv]
 #include <memory>

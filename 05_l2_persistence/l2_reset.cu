@@ -12,7 +12,7 @@
 // Then L2 is flushed (ordinary writes: they evict normal lines only) and the re-read is timed. state_restored
 // compares the persisting limit and the stream's window with their values before the first variant ran.
 // Expected observation (measured, H200, 2026-11-21): after_reset and after_normal_window run at the clean speed
-// (vs_clean 1.01; ~265 % of the DRAM peak, i.e. from L2); stale_persisting is 16 % slower (vs_clean 0.84: the
+// (vs_clean 1.00; ~256 % of the DRAM peak, i.e. from L2); stale_persisting is 15 % slower (vs_clean 0.85: the
 // working set only gets L2 minus the set-aside; the driver did not demote the lines on its own);
 // state_restored: every "after" equals its "before" (limit 11.25 MiB, window cleared).
 // Run: build/bin/l2_reset [--size 40M] [--passes 16] [--csv reset.csv]

@@ -10,12 +10,12 @@
 // PersistingL2Guard; before every timed sample the persisting lines are reset and L2 is flushed, outside the
 // timed region.
 // Expected observation (measured, H200, 2026-11-21; model_speedup = DRAM bytes without / with the window):
-//   - table fits the set-aside: >= 1.3x over no window from 2/8 of the set-aside up (1.32x ... 2.44x, above the
+//   - table fits the set-aside: >= 1.3x over no window from 2/8 of the set-aside up (1.34x ... 2.40x, above the
 //     model's 1.29x ... 1.96x because the no-window run moves its DRAM bytes more slowly as the table grows);
-//     at 1/8 only ~1.1x (model 1.15x): no window can save more than 2 x table bytes per pass out of
+//     at 1/8 only 1.16x (model 1.15x): no window can save more than 2 x table bytes per pass out of
 //     (L2 - table) + 2 x table, at most 1.17x at 4.7 MiB;
-//   - table larger than the set-aside: the tuned window gives 2.47x ... 2.61x, and hitRatio 1 does NOT drop
-//     back to the baseline (2.32x ... 2.58x, unlike Best Practices' A100): Hopper keeps most of the table.
+//   - table larger than the set-aside: the tuned window gives 2.46x ... 2.60x, and hitRatio 1 does NOT drop
+//     back to the baseline (2.32x ... 2.59x, unlike Best Practices' A100): Hopper keeps most of the table.
 // Run: build/bin/l2_sliding_window [--passes 8] [--persist-sizes 5M,10M,40M] [--csv sweep.csv]
 #include <algorithm>
 #include <map>

@@ -10,7 +10,7 @@
 // Each window is read back (stream and node) and compared with what was set; the set-aside
 // (cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize)) is set and restored by PersistingL2Guard.
 // Expected observation (measured, H200, 2026-11-21): the three attachments are one hardware feature: their
-// speed-ups over no window agree within 0.2 % (2.27x, 2.27x, 2.28x at 3/4 of the set-aside; model 1.83x); the
+// speed-ups over no window agree within 0.4 % (2.25x, 2.26x, 2.25x at 3/4 of the set-aside; model 1.83x); the
 // stream and graph-node read-backs equal the window that was set (readback_ok = 1; a launch attribute has none).
 // Run: build/bin/l2_window_api [--persist 28M] [--csv api.csv]
 #include <memory>
