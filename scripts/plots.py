@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
 # Filled in per demo; see specs_for(). Keys:
 #   run (regex on the run label), name (png file stem), title, x, y, xlabel, ylabel,
@@ -171,14 +172,22 @@ def render(spec, rows, runs, outdir):
     if not groups:
         return None
     fig, ax = plt.subplots(figsize=(8, 4.8), dpi=110)
+    series_handles = []
     if spec.get("kind", "line") == "bar":
         labels, heights, colors = [], [], []
         palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        # Several series: the colour says which one (legend), the tick only the x value, so that rotated
+        # two-part labels never run into each other.
+        by_colour = len(groups) > 1 and series_key != x_key
+        series_handles = []
         for i, (s, pts) in enumerate(groups.items()):
             for x, y in pts:
-                labels.append(str(x) if len(groups) == 1 or series_key == x_key else f"{x}\n{s}")
+                labels.append(str(x))
                 heights.append(y)
                 colors.append(palette[i % len(palette)])
+            if by_colour:
+                name = str(s) if series_key == "variant" else f"{series_key} {s}"
+                series_handles.append(Patch(color=palette[i % len(palette)], label=name))
         ax.bar(range(len(heights)), heights, color=colors)
         ax.set_xticks(range(len(labels)))
         ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=8)
@@ -216,8 +225,9 @@ def render(spec, rows, runs, outdir):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(spec["ylabel"])
     ax.grid(True, which="both", alpha=0.3)
-    if ax.get_legend_handles_labels()[1]:
-        ax.legend(fontsize=8)
+    handles = series_handles + ax.get_legend_handles_labels()[0]
+    if handles:
+        ax.legend(handles=handles, fontsize=8)
     fig.tight_layout()
     path = os.path.join(outdir, spec["name"] + ".png")
     fig.savefig(path + ".tmp.png")
