@@ -179,7 +179,6 @@ def render(spec, rows, runs, outdir):
         # Several series: the colour says which one (legend), the tick only the x value, so that rotated
         # two-part labels never run into each other.
         by_colour = len(groups) > 1 and series_key != x_key
-        series_handles = []
         for i, (s, pts) in enumerate(groups.items()):
             for x, y in pts:
                 labels.append(str(x))
