@@ -58,9 +58,9 @@ class PitchedBuffer {
                                  cudaMemcpyDeviceToHost, s));
     CUDA_CHECK(cudaStreamSynchronize(s));
   }
-  // 0xFF in every byte, padding included: NaN for floats.
+  // kPoisonByte in every byte, padding included.
   void poison(cudaStream_t s = nullptr) {
-    if (ptr_ != nullptr) CUDA_CHECK(cudaMemsetAsync(ptr_, 0xFF, bytes(), s));
+    if (ptr_ != nullptr) CUDA_CHECK(cudaMemsetAsync(ptr_, kPoisonByte, bytes(), s));
   }
 
  private:
@@ -106,7 +106,7 @@ class Pitched3DBuffer {
   void upload(const T* host) { copy(const_cast<T*>(host), true); }
   void download(T* host) const { copy(host, false); }
   void poison(cudaStream_t s = nullptr) {
-    if (p_.ptr != nullptr) CUDA_CHECK(cudaMemset3DAsync(p_, 0xFF, extent_, s));
+    if (p_.ptr != nullptr) CUDA_CHECK(cudaMemset3DAsync(p_, kPoisonByte, extent_, s));
     CUDA_CHECK(cudaStreamSynchronize(s));
   }
 

@@ -86,7 +86,7 @@ void dynamic_smem_over_48k(Context& ctx) {
   const bool refused = outcome != "ok";
   bool ok = ctx.check(compare_value(refused, true, "launch refused"), "attribute=default");
   std::vector<float> poisoned(n);
-  std::memset(poisoned.data(), 0xFF, n * sizeof(float));
+  std::memset(poisoned.data(), kPoisonByte, n * sizeof(float));
   ok = ctx.check(compare_exact(out.download(), poisoned), "output untouched by the refused launch") && ok;
   ctx.add_row("attribute=default", n, ok)
       .set("dynamic_smem_bytes", static_cast<double>(kBigSmemBytes))

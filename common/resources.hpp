@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/cuda_check.hpp"
+#include "common/verify.hpp"
 
 namespace cml {
 
@@ -113,9 +114,8 @@ class DeviceBuffer : public OwnedBuffer<T, DeviceAllocator> {
     download(host.data(), size());
     return host;
   }
-  // Fills every byte with 0xFF: NaN for floats, -1 for signed integers. Outputs are poisoned before
-  // each variant so a kernel that skips elements cannot pass on a previous variant's result.
-  void poison(cudaStream_t stream = nullptr) { fill_bytes(0xFF, stream); }
+  // Fills every byte with kPoisonByte (common/verify.hpp).
+  void poison(cudaStream_t stream = nullptr) { fill_bytes(kPoisonByte, stream); }
   void fill_bytes(int value, cudaStream_t stream = nullptr) {
     if (size() != 0) CUDA_CHECK(cudaMemsetAsync(data(), value, bytes(), stream));
   }

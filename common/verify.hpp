@@ -10,6 +10,11 @@
 
 namespace cml {
 
+// Every byte of an output is set to this before each variant runs (DeviceBuffer::poison): 0xFF makes
+// NaN floats, -1 signed integers and 0xFFFFFFFF words, so a kernel that skips elements cannot pass on
+// what an earlier variant left behind.
+inline constexpr int kPoisonByte = 0xFF;
+
 struct VerifyResult {
   std::size_t checked = 0;
   std::size_t mismatches = 0;

@@ -27,7 +27,7 @@ void expect_equal(VerifyResult& r, const T* got, const T* expected, std::size_t 
       r.add(first_index + i, detail::to_text(got[i]), detail::to_text(expected[i]));
 }
 
-// got[0, count) must still hold the poison (every byte 0xFF, see DeviceBuffer::poison): the kernel
+// got[0, count) must still hold the poison (every byte kPoisonByte, see DeviceBuffer::poison): the kernel
 // must not have written there.
 template <class T>
 void expect_poison(VerifyResult& r, const T* got, std::size_t count, std::size_t first_index) {
@@ -35,7 +35,7 @@ void expect_poison(VerifyResult& r, const T* got, std::size_t count, std::size_t
   const auto* bytes = reinterpret_cast<const unsigned char*>(got);
   for (std::size_t i = 0; i < count; ++i)
     for (std::size_t b = 0; b < sizeof(T); ++b)
-      if (bytes[i * sizeof(T) + b] != 0xFF) {
+      if (bytes[i * sizeof(T) + b] != kPoisonByte) {
         r.add(first_index + i, detail::to_text(got[i]), "the poison (all bytes 0xFF)");
         break;
       }

@@ -22,7 +22,6 @@
 namespace cml::ch04 {
 
 inline constexpr std::uint32_t kPoisonWord = 0xFFFFFFFFu;
-inline constexpr int kPoisonByte = 0xFF;
 
 CML_CH04_HD inline std::uint32_t pattern_word(std::uint64_t i, std::uint32_t seed) {
   return (static_cast<std::uint32_t>(i) * 2654435761u + seed) & 0x7FFFFFFFu;

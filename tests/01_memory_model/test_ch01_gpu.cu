@@ -228,7 +228,7 @@ TEST(ReverseChunks, Over48KiBFailsWithoutTheAttributeAndWorksWithIt) {
   EXPECT_THROW(launch_reverse_chunks(in.data(), out.data(), n, chunk, 8, nullptr), CudaError);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "a refused launch must not leave a sticky error";
   std::vector<float> poisoned(n);
-  std::memset(poisoned.data(), 0xFF, n * sizeof(float));
+  std::memset(poisoned.data(), kPoisonByte, n * sizeof(float));
   EXPECT_TRUE(compare_exact(out.download(), poisoned).ok()) << "the refused launch wrote output";
 
   allow_reverse_chunks_smem(kBig);

@@ -112,7 +112,7 @@ TEST(Ch02Sweeps, AreWhatTheIssueAsksFor) {
 // What a correct kernel leaves in C: poison, the shifted sums, poison.
 std::vector<float> correct_output(const OffsetAddHost& h, std::size_t n, unsigned r, unsigned w) {
   std::vector<float> c(n + kMaxOffset);
-  std::memset(c.data(), 0xFF, c.size() * sizeof(float));
+  std::memset(c.data(), kPoisonByte, c.size() * sizeof(float));
   for (std::size_t i = 0; i < n; ++i) c[w + i] = h.a[i + r] + h.b[i + r];
   return c;
 }
@@ -136,7 +136,7 @@ TEST(Ch02OffsetAddReference, AcceptsTheRightOutputAndCatchesEveryKindOfWrongOne)
       EXPECT_EQ(verify_offset_add(good.data(), h.sum.data(), n, r, w).checked, n + kMaxOffset);
 
       auto tail_missing = good;  // the unrolled kernel's classic bug: the last element never written
-      std::memset(&tail_missing[w + n - 1], 0xFF, sizeof(float));
+      std::memset(&tail_missing[w + n - 1], kPoisonByte, sizeof(float));
       EXPECT_FALSE(verify_offset_add(tail_missing.data(), h.sum.data(), n, r, w).ok());
 
       // Read from the wrong offset.
@@ -160,13 +160,13 @@ TEST(Ch02StridedReference, CountsAndChecks) {
   EXPECT_EQ(in[3].y, 7u);
   for (std::size_t s : {1u, 2u, 7u, 64u}) {
     std::vector<uint2> out(elems);
-    std::memset(out.data(), 0xFF, out.size() * sizeof(uint2));
+    std::memset(out.data(), kPoisonByte, out.size() * sizeof(uint2));
     const std::size_t n = strided_count(elems, s);
     for (std::size_t i = 0; i < n; ++i) out[i * s] = in[i * s];
     EXPECT_TRUE(verify_strided_copy(out.data(), in.data(), n, s).ok()) << s;
     EXPECT_TRUE(verify_strided_gaps(out.data(), elems, s).ok()) << s;
     auto last_missing = out;
-    std::memset(&last_missing[(n - 1) * s], 0xFF, sizeof(uint2));
+    std::memset(&last_missing[(n - 1) * s], kPoisonByte, sizeof(uint2));
     EXPECT_FALSE(verify_strided_copy(last_missing.data(), in.data(), n, s).ok()) << s;
     if (s > 1) {
       auto gap_written = out;
@@ -212,7 +212,7 @@ TEST(Ch02Checks, PoisonAndEqualReportAbsoluteIndices) {
   EXPECT_NE(r.first[0].find("index 107"), std::string::npos) << r.first[0];
   VerifyResult p;
   std::vector<float> poisoned(4);
-  std::memset(poisoned.data(), 0xFF, sizeof(float) * 4);
+  std::memset(poisoned.data(), kPoisonByte, sizeof(float) * 4);
   expect_poison(p, poisoned.data(), 4, 0);
   EXPECT_TRUE(p.ok());
   poisoned[2] = 0.0f;

@@ -360,7 +360,7 @@ TEST_P(Ch02MatrixSum, ManagedMemoryPrefetchedAndAdvised) {
   for (bool advised : {false, true}) {
     ManagedBuffer<float> a(n), b(n), c(n + spare);
     init_matrices(a.data(), b.data(), c.data(), n);
-    std::memset(c.data() + n, 0xFF, spare * sizeof(float));
+    std::memset(c.data() + n, kPoisonByte, spare * sizeof(float));
     if (advised) {
       for (float* p : {a.data(), b.data(), c.data()}) {
         advise(p, n * sizeof(float), cudaMemAdviseSetPreferredLocation, Where::host, device);
