@@ -42,8 +42,8 @@ struct ChaseOptions {
 
 ChaseOptions chase_options(const Context& ctx) {
   ChaseOptions o;
-  const std::uint64_t hops = ctx.quick() && !ctx.extra_given("hops") ? 4096 : ctx.extra_size("hops");
-  const std::uint64_t points = ctx.quick() && !ctx.extra_given("points") ? 4 : ctx.extra_size("points");
+  const std::uint64_t hops = ctx.extra_size("hops", 4096);
+  const std::uint64_t points = ctx.extra_size("points", 4);
   if (hops > (std::uint64_t{1} << 22)) throw CliError("--hops must be at most 4M (a DRAM point would take seconds)");
   if (points < 2 || points > 64) throw CliError("--points must be between 2 and 64");
   if (ctx.size() < kSmallestBytes) throw CliError("--size must be at least 4k bytes (the smallest working set)");

@@ -30,7 +30,7 @@ using namespace cml;
 using namespace cml::ch03;
 
 int rounds_option(Context& ctx) {
-  const std::uint64_t v = (ctx.quick() && !ctx.extra_given("rounds")) ? 2 : ctx.extra_size("rounds");
+  const std::uint64_t v = ctx.extra_size("rounds", 2);
   if (v > (1u << 20)) throw CliError("--rounds must be at most 1M");
   return static_cast<int>(v);
 }

@@ -74,7 +74,7 @@ void barrier_vote(Context& ctx) {
 template <bool AtomicRef>
 void last_block(Context& ctx) {
   const std::size_t n = static_cast<std::size_t>(ctx.size());
-  const std::uint64_t runs_opt = (ctx.quick() && !ctx.extra_given("runs")) ? 20 : ctx.extra_size("runs");
+  const std::uint64_t runs_opt = ctx.extra_size("runs", 20);
   if (runs_opt > 100000) throw CliError("--runs must be at most 100000");
   const std::size_t runs = static_cast<std::size_t>(runs_opt);
   const auto host = reduce_input(n);

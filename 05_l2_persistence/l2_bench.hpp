@@ -59,8 +59,7 @@ inline std::size_t set_aside_option(const Context& ctx) {
 
 // --passes: 1 ... 64 (the default is the option's; --quick uses `quick` unless --passes is given).
 inline int passes_option(const Context& ctx, int quick) {
-  if (ctx.quick() && !ctx.extra_given("passes")) return quick;
-  const std::uint64_t p = ctx.extra_size("passes");
+  const std::uint64_t p = ctx.extra_size("passes", static_cast<std::uint64_t>(quick));
   if (p > 64) throw CliError(fmt::format("--passes: at most 64, got {}", p));
   return static_cast<int>(p);
 }

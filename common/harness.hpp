@@ -92,6 +92,10 @@ class Context {
   std::uint64_t extra_size(const std::string& name) const { return opts_.extra_size(spec_, name); }
   std::string extra_text(const std::string& name) const { return opts_.extra_text(spec_, name); }
   bool extra_given(const std::string& name) const { return opts_.extras.count(name) != 0; }
+  // The same, except that under --quick an option the user did not give is `quick_value`.
+  std::uint64_t extra_size(const std::string& name, std::uint64_t quick_value) const {
+    return quick() && !extra_given(name) ? quick_value : extra_size(name);
+  }
 
   // Timing options from the command line and the demo's defaults.
   TimingOptions timing_options() const;
