@@ -27,7 +27,6 @@
 //      the host link (GB/s below 100) [10.8 ms both, 74.4 GB/s], while host_read needs no migration
 //      [33.6 ms, vs 32.8 ms after an explicit prefetch back and 60.8 ms for managed].
 // Run: build/bin/managed_vs_manual [--size 4096] [--csv managed.csv]
-#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -46,17 +45,6 @@ namespace {
 
 using namespace cml;
 using namespace cml::ch02;
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-Timing timing_of(std::vector<double> samples) {
-  Timing t;
-  t.reps = static_cast<int>(samples.size());
-  t.stats = summarize(std::move(samples));
-  return t;
-}
 
 struct Problem {
   unsigned side;
@@ -102,9 +90,7 @@ void manual(Context& ctx) {
   const std::size_t bytes = p.n * sizeof(float);
   // new[] without () leaves the pages untouched, like the book's malloc: init pays the first touch.
   std::unique_ptr<float[]> a(new float[p.n]), b(new float[p.n]), c(new float[p.n]);
-  const auto t0 = Clock::now();
-  init_matrices(a.get(), b.get(), c.get(), p.n);
-  const double init_ms = ms_since(t0);
+  const double init_ms = host_ms([&] { init_matrices(a.get(), b.get(), c.get(), p.n); });
 
   // The copies go on the demo's stream (a non-blocking one, which a plain cudaMemcpy would not order
   // against) and finish before the lambda returns, as the book's synchronous cudaMemcpy calls do.
@@ -152,9 +138,7 @@ struct ManagedMatrices {
     a = ManagedBuffer<float>(p.n);
     b = ManagedBuffer<float>(p.n);
     c = ManagedBuffer<float>(p.n);
-    const auto t0 = Clock::now();
-    init_matrices(a.data(), b.data(), c.data(), p.n);
-    init_ms = ms_since(t0);
+    init_ms = host_ms([&] { init_matrices(a.data(), b.data(), c.data(), p.n); });
   }
   void prefetch_all(Where where, int device, cudaStream_t s) {
     prefetch(a.data(), a.bytes(), where, device, s);
@@ -197,21 +181,8 @@ void run_passes(Context& ctx, const Problem& p, ManagedMatrices& m, std::vector<
   }
 }
 
-// Times `work` between two events on the stream.
-template <class Work>
-double event_ms(cudaStream_t s, Work&& work) {
-  Event start, stop;
-  start.record(s);
-  work();
-  stop.record(s);
-  stop.synchronize();
-  return stop.elapsed_ms_since(start);
-}
-
 double host_read_ms(const ManagedMatrices& m, const Problem& p, VerifyResult& r) {
-  const auto t0 = Clock::now();
-  r = check_c(m.c.data(), p);
-  return ms_since(t0);
+  return host_ms([&] { r = check_c(m.c.data(), p); });
 }
 
 void report(Context& ctx, const Problem& p, double ceiling, double init_ms, const std::vector<Phase>& phases) {

@@ -48,6 +48,34 @@ struct Timing {
   bool cold = false;
 };
 
+// Single measurements, for work that cannot be repeated unchanged (the first run of a pass migrates the
+// pages the next run finds in place): the caller takes one sample per pass and summarizes the samples
+// with timing_of. Anything that can be repeated goes through GpuTimer::time or time_host instead.
+template <class Fn>
+double host_ms(Fn&& fn) {
+  const auto t0 = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The GPU time between two events on `s` around the work that `work` enqueues there.
+template <class Work>
+double event_ms(cudaStream_t s, Work&& work) {
+  Event start, stop;
+  start.record(s);
+  work();
+  stop.record(s);
+  stop.synchronize();
+  return stop.elapsed_ms_since(start);
+}
+
+inline Timing timing_of(std::vector<double> samples) {
+  Timing t;
+  t.reps = static_cast<int>(samples.size());
+  t.stats = summarize(std::move(samples));
+  return t;
+}
+
 // Evicts L2 by writing a buffer twice its size. (Persisting lines survive ordinary writes;
 // 05_l2_persistence resets them explicitly.)
 class L2Flusher {
@@ -104,9 +132,7 @@ class GpuTimer {
       b.synchronize();
       samples.push_back(static_cast<double>(b.elapsed_ms_since(a)) / batch);
     }
-    Timing t;
-    t.stats = summarize(std::move(samples));
-    t.reps = o.reps;
+    Timing t = timing_of(std::move(samples));
     t.batch = batch;
     t.cold = cold;
     return t;
@@ -131,17 +157,8 @@ Timing time_host(Fn&& fn, const TimingOptions& o) {
     if (o.warmup_ms <= 0.0 && launches >= o.min_warmup_launches) break;
   }
   std::vector<double> samples;
-  for (int r = 0; r < o.reps; ++r) {
-    const auto s = clock::now();
-    fn();
-    samples.push_back(std::chrono::duration<double, std::milli>(clock::now() - s).count());
-  }
-  Timing t;
-  t.stats = summarize(std::move(samples));
-  t.reps = o.reps;
-  t.batch = 1;
-  t.cold = false;
-  return t;
+  for (int r = 0; r < o.reps; ++r) samples.push_back(host_ms(fn));
+  return timing_of(std::move(samples));
 }
 
 }  // namespace cml

@@ -1,10 +1,13 @@
-// Statistics and bandwidth arithmetic.
+// Statistics, bandwidth arithmetic and the host side of the timer.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "common/bandwidth.hpp"
 #include "common/stats.hpp"
+#include "common/timer.hpp"
 
 namespace {
 
@@ -33,6 +36,35 @@ TEST(Summarize, RejectsEmptyAndNonFinite) {
   EXPECT_THROW(cml::summarize({}), std::invalid_argument);
   EXPECT_THROW(cml::summarize({1.0, NAN}), std::invalid_argument);
   EXPECT_THROW(cml::summarize({INFINITY}), std::invalid_argument);
+}
+
+TEST(Timer, TimingOfSummarizesTheCallersSamples) {
+  const cml::Timing t = cml::timing_of({3.0, 1.0, 2.0});
+  EXPECT_EQ(t.reps, 3);
+  EXPECT_DOUBLE_EQ(t.stats.median, 2.0);
+  EXPECT_DOUBLE_EQ(t.stats.min, 1.0);
+  EXPECT_EQ(t.batch, 1);
+  EXPECT_FALSE(t.cold);
+  EXPECT_THROW(cml::timing_of({}), std::invalid_argument);
+}
+
+TEST(Timer, HostMsMeasuresWallClock) {
+  const double ms = cml::host_ms([] { std::this_thread::sleep_for(std::chrono::milliseconds(5)); });
+  EXPECT_GE(ms, 5.0);
+  EXPECT_LT(ms, 5000.0);
+}
+
+TEST(Timer, TimeHostWarmsUpThenTakesRepsSamples) {
+  cml::TimingOptions o;
+  o.reps = 5;
+  o.warmup_ms = 0.0;
+  int calls = 0;
+  const cml::Timing t = cml::time_host([&] { ++calls; }, o);
+  EXPECT_EQ(t.reps, 5);
+  EXPECT_EQ(t.stats.count, 5u);
+  EXPECT_EQ(calls, o.min_warmup_launches + 5);
+  EXPECT_EQ(t.batch, 1);
+  EXPECT_FALSE(t.cold);
 }
 
 TEST(Bandwidth, GigabytesAreDecimal) {
