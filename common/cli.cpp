@@ -31,7 +31,7 @@ bool all_digits(std::string_view s) {
 // Flags that take a value, and flags that may be given more than once.
 bool takes_value(std::string_view name) {
   return name == "variant" || name == "size" || name == "reps" || name == "warmup-ms" || name == "csv" ||
-         name == "json" || name == "device";
+         name == "json" || name == "device" || name == "claim" || name == "claims-csv" || name == "claims-eval";
 }
 
 }  // namespace
@@ -144,6 +144,9 @@ Options parse_cli(const CliSpec& spec, const std::vector<std::string>& args) {
       else if (name == "list") o.list = true;
       else if (name == "quick") o.quick = true;
       else if (name == "profile") o.profile = true;
+      else if (name == "claims") o.claims_list = true;
+      else if (name == "strict") o.strict = true;
+      else if (name == "plan-sizes") o.plan_sizes = true;
       else if (name == "cold" || name == "warm") {
         once("cold/--warm", name);
         o.cold = (name == "cold");
@@ -177,12 +180,24 @@ Options parse_cli(const CliSpec& spec, const std::vector<std::string>& args) {
     } else if (name == "warmup-ms") {
       once(name, value);
       o.warmup_ms = parse_non_negative_double(value, "--warmup-ms", 60000.0);
-    } else if (name == "csv" || name == "json") {
+    } else if (name == "claim") {
+      bool known = false;
+      for (const auto& c : spec.claims) known = known || c == value;
+      if (!known) throw CliError("unknown claim " + quoted(value) + " (see --claims)");
+      bool dup = false;
+      for (const auto& c : o.claims) dup = dup || c == value;
+      if (!dup) o.claims.push_back(value);
+    } else if (name == "csv" || name == "json" || name == "claims-csv" || name == "claims-eval") {
       once(name, value);
       if (value.empty()) throw CliError("--" + name + ": empty file name");
-      (name == "csv" ? o.csv_path : o.json_path) = value;
+      if (name == "claims-eval" && value == "-") throw CliError("--claims-eval: give a file, not -");
+      (name == "csv" ? o.csv_path : name == "json" ? o.json_path : name == "claims-csv" ? o.claims_csv_path
+                                                                                       : o.claims_eval_path) = value;
     } else if (name == "device") {
       once(name, value);
+      // An ordinal counts from 0; anything else that is not a whole number is refused the same way.
+      if (!value.empty() && value.front() == '-')
+        throw CliError("--device: a device ordinal is 0 or more, got " + quoted(value));
       if (value == "0") o.device = 0;
       else o.device = parse_positive_int(value, "--device", 1024);
     } else if (extra != nullptr) {
@@ -196,7 +211,8 @@ Options parse_cli(const CliSpec& spec, const std::vector<std::string>& args) {
       o.extras[name] = value;
     }
   }
-  if (o.csv_path == "-" && o.json_path == "-") throw CliError("--csv - and --json - cannot both use stdout");
+  int to_stdout = (o.csv_path == "-") + (o.json_path == "-") + (o.claims_csv_path == "-");
+  if (to_stdout > 1) throw CliError("only one of --csv, --json and --claims-csv can write to stdout (-)");
   return o;
 }
 
@@ -215,13 +231,21 @@ std::string usage(const CliSpec& spec) {
     << "  --json FILE|-       write result rows as JSON (- for stdout)\n"
     << "  --device N          CUDA device ordinal (default 0)\n"
     << "  --quick             small sizes and few samples (smoke tests)\n"
-    << "  --profile           one pass per variant, minimal warm-up (for ncu)\n";
+    << "  --profile           one pass per variant, minimal warm-up (for ncu)\n"
+    << "  --claims            list what this demo expects to see (its claims) and exit; needs no GPU\n"
+    << "  --claim NAME        judge (or list) only this claim (repeatable; default: all)\n"
+    << "  --claims-csv FILE|- write one row per claim: held, not held or not applicable, value and bound\n"
+    << "  --strict            exit 1 when a device-side claim does not hold\n"
+    << "  --claims-eval FILE  judge the claims on the rows of an earlier run's --csv FILE (no GPU)\n"
+    << "  --plan-sizes        show the default size and device memory on common GPUs and exit; needs no GPU\n";
   for (const auto& e : spec.extras) {
     std::string flag = "--" + e.name + " " + (e.is_size ? "N" : "X");
     if (flag.size() < 18) flag.resize(18, ' ');
     u << "  " << flag << "  " << e.help << " (default " << e.default_value << ")\n";
   }
-  u << "\nexit codes: 0 ok, 1 verification or CUDA failure, 2 bad command line, 77 waived (no GPU or feature)\n";
+  if (!spec.claims_help.empty()) u << "\n" << spec.claims_help;
+  u << "\nexit codes: 0 ok (also when a claim does not hold, unless --strict), 1 verification or CUDA failure,\n"
+    << "2 bad command line, 77 waived (no GPU or feature)\n";
   return u.str();
 }
 

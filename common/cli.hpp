@@ -2,6 +2,7 @@
 //
 //   --help  --list  --variant NAME (repeatable)  --size N[k|M|G]  --reps N  --warmup-ms X
 //   --csv FILE|-  --json FILE|-  --device N  --quick  --cold | --warm  --profile
+//   --claims  --claim NAME (repeatable)  --claims-csv FILE|-  --strict  --claims-eval FILE.csv  --plan-sizes
 //   plus the demo's own options (declared in its table).
 //
 // Any error throws CliError; the harness prints its one-line message and exits 2.
@@ -36,6 +37,8 @@ struct CliSpec {
   std::string size_meaning = "elements per buffer";
   std::vector<std::string> variants;
   std::vector<ExtraOption> extras;
+  std::vector<std::string> claims;  // claim names, for --claim
+  std::string claims_help;          // the claims as --help shows them
 };
 
 struct Options {
@@ -43,7 +46,13 @@ struct Options {
   bool list = false;
   bool quick = false;
   bool profile = false;
+  bool claims_list = false;           // --claims: print the declared claims and exit
+  bool plan_sizes = false;            // --plan-sizes: the default size on published cards, no GPU
+  bool strict = false;                // --strict: a device-side claim not held exits 1
   std::vector<std::string> variants;  // empty: all
+  std::vector<std::string> claims;    // --claim: judge/list only these (empty: all)
+  std::string claims_csv_path;        // one row per claim ("" none, "-" stdout)
+  std::string claims_eval_path;       // judge the claims on an earlier run's CSV instead of running
   std::optional<std::uint64_t> size;
   std::optional<int> reps;
   std::optional<double> warmup_ms;

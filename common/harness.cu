@@ -1,6 +1,7 @@
 #include "common/harness.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 
@@ -9,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "common/cards.hpp"
 #include "common/copy_kernels.cuh"
 
 namespace cml {
@@ -163,6 +165,39 @@ void announce_expected_api_error(const std::string& what, int failing_calls) {
   std::fflush(stderr);
 }
 
+namespace {
+// The smallest kernel there is: whether the runtime can load it says whether this binary has code for
+// the device (SASS of a compatible architecture, or PTX it can compile).
+__global__ void code_probe_kernel() {}
+}  // namespace
+
+const char* built_architectures() {
+#ifdef CML_BUILT_ARCHS
+  return CML_BUILT_ARCHS;
+#else
+  return "unknown";
+#endif
+}
+
+std::string missing_code_reason() {
+  cudaFuncAttributes attr{};
+  const cudaError_t err = cudaFuncGetAttributes(&attr, code_probe_kernel);
+  if (err == cudaSuccess) return "";
+  (void)cudaGetLastError();
+  int dev = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction ||
+      err == cudaErrorUnsupportedPtxVersion)
+    return fmt::format(
+        "this binary has no code for the GPU it found (sm_{}{}; built for: {}); reconfigure with "
+        "-DCMAKE_CUDA_ARCHITECTURES={}{} (or native) and rebuild",
+        major, minor, built_architectures(), major, minor);
+  return fmt::format("cannot load a kernel on sm_{}{}: {} ({})", major, minor, cudaGetErrorName(err),
+                     cudaGetErrorString(err));
+}
+
 bool gpu_available(std::string* why) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
@@ -175,7 +210,20 @@ bool gpu_available(std::string* why) {
     if (why) *why = "no CUDA device";
     return false;
   }
+  if (const std::string missing = missing_code_reason(); !missing.empty()) {
+    if (why) *why = missing;
+    return false;
+  }
   return true;
+}
+
+std::map<std::string, double> device_facts(const DeviceInfo& d) {
+  return {{"cc", d.cc_major + d.cc_minor / 10.0},
+          {"sm_count", static_cast<double>(d.sm_count)},
+          {"total_memory_bytes", static_cast<double>(d.total_memory)},
+          {"l2_bytes", static_cast<double>(d.l2_bytes)},
+          {"persisting_l2_max_bytes", static_cast<double>(d.persisting_l2_max)},
+          {"peak_gb_per_s", d.peak_gb_per_s}};
 }
 
 namespace {
@@ -187,7 +235,94 @@ CliSpec make_spec(const Demo& demo) {
   spec.size_meaning = demo.size_meaning;
   for (const auto& v : demo.variants) spec.variants.push_back(v.name);
   spec.extras = demo.extras;
+  for (const auto& c : demo.claims) spec.claims.push_back(c.name);
+  spec.claims_help = claims_help(demo.claims);
   return spec;
+}
+
+std::vector<Claim> selected_claims(const Demo& demo, const Options& opts) {
+  if (opts.claims.empty()) return demo.claims;
+  std::vector<Claim> out;
+  for (const auto& c : demo.claims)
+    if (std::find(opts.claims.begin(), opts.claims.end(), c.name) != opts.claims.end()) out.push_back(c);
+  return out;
+}
+
+std::vector<std::string> variant_names(const Demo& demo) {
+  std::vector<std::string> out;
+  for (const auto& v : demo.variants) out.push_back(v.name);
+  return out;
+}
+
+// Prints the verdicts, writes --claims-csv, and returns the exit code the claims ask for (0 or 1).
+int report_claims(const Demo& demo, const Options& opts, const std::vector<ClaimResult>& results,
+                  const std::string& device_name, std::FILE* human) {
+  print_claim_results(results, human);
+  if (!opts.claims_csv_path.empty())
+    write_file_atomically(opts.claims_csv_path, claims_to_csv(results, demo.name, device_name));
+  const ClaimTally t = tally(results);
+  if (t.errors > 0) {
+    // A claim that cannot find the rows it reads is a defect of the demo, whatever the GPU.
+    for (const auto& r : results)
+      if (r.status == ClaimStatus::error) fmt::print(stderr, "{}: error: {}\n", demo.name, r.detail);
+    return kExitFailure;
+  }
+  if (opts.strict && t.device_held < t.device_judged) {
+    fmt::print(stderr, "{}: --strict: {} device-side claim(s) not held\n", demo.name, t.device_judged - t.device_held);
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+// --plan-sizes: what the demo would allocate at its defaults on each published card (exit 1 if one does
+// not fit in 90% of the card's memory: the rest belongs to the driver and the CUDA context).
+int plan_sizes(const Demo& demo) {
+  fmt::print("{:<12} {:>14} {:>12} {:>12} {:>7}  {}\n", "card", "default size", "device MB", "memory MB", "share",
+             "fits");
+  bool all_fit = true;
+  for (const DeviceInfo& card : published_cards()) {
+    const std::uint64_t size = demo.default_size ? demo.default_size(card) : demo.quick_size;
+    const double need = demo.device_bytes ? demo.device_bytes(size) : 0.0;
+    const double mem = static_cast<double>(card.total_memory);
+    const bool fits = need <= 0.9 * mem;
+    all_fit = all_fit && fits;
+    fmt::print("{:<12} {:>14} {:>12.0f} {:>12.0f} {:>6.1f}%  {}\n", card.name, size, need / 1e6, mem / 1e6,
+               100.0 * need / mem, fits ? "yes" : "NO");
+  }
+  return all_fit ? kExitOk : kExitFailure;
+}
+
+// --claims-eval FILE: the claims judged on an earlier run's CSV (and its JSON's device facts, if beside it).
+int evaluate_offline(const Demo& demo, const Options& opts) {
+  std::vector<Row> rows;
+  try {
+    rows = read_rows_csv(opts.claims_eval_path);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: error: --claims-eval: {}\n", demo.name, e.what());
+    return kExitUsage;
+  }
+  std::string device_name;
+  std::vector<Row> mine;
+  for (auto& r : rows) {
+    if (r.demo != demo.name) {
+      fmt::print(stderr, "{}: error: --claims-eval: {} holds rows of demo '{}', not '{}'\n", demo.name,
+                 opts.claims_eval_path, r.demo, demo.name);
+      return kExitUsage;
+    }
+    mine.push_back(std::move(r));
+  }
+  // A variant with no rows in the file was not part of that run (waived, or left out with --variant).
+  std::vector<std::string> selected;
+  for (const auto& v : demo.variants)
+    if (std::any_of(mine.begin(), mine.end(), [&](const Row& r) { return r.variant == v.name; }))
+      selected.push_back(v.name);
+  if (selected.empty()) selected.push_back("(none)");
+  RunRows run(std::move(mine), variant_names(demo), {}, selected, true);
+  std::string json = opts.claims_eval_path;
+  if (json.size() > 4 && json.compare(json.size() - 4, 4, ".csv") == 0) json.replace(json.size() - 4, 4, ".json");
+  for (const auto& [k, v] : read_device_facts_json(json)) run.set_fact(k, v);
+  fmt::print("{}: claims judged on {}\n", demo.name, opts.claims_eval_path);
+  return report_claims(demo, opts, evaluate_claims(selected_claims(demo, opts), run), device_name, stdout);
 }
 
 int run(const Demo& demo, int argc, char** argv) {
@@ -197,9 +332,14 @@ int run(const Demo& demo, int argc, char** argv) {
     opts = parse_cli(spec, std::vector<std::string>(argv + 1, argv + argc));
     check_writable(opts.csv_path);
     check_writable(opts.json_path);
+    check_writable(opts.claims_csv_path);
   } catch (const std::exception& e) {
     fmt::print(stderr, "{}: error: {} (try --help)\n", demo.name, e.what());
     return kExitUsage;
+  }
+  if (const std::string bad = validate_claims(demo.claims); !bad.empty()) {
+    fmt::print(stderr, "{}: error: the demo's claim table is invalid: {}\n", demo.name, bad);
+    return kExitFailure;
   }
   if (opts.help) {
     fmt::print("{}", usage(spec));
@@ -209,12 +349,36 @@ int run(const Demo& demo, int argc, char** argv) {
     for (const auto& v : demo.variants) fmt::print("{:<28} {}\n", v.name, v.description);
     return kExitOk;
   }
+  if (opts.claims_list) {
+    print_claim_list(selected_claims(demo, opts), stdout);
+    return kExitOk;
+  }
+  if (!opts.claims_eval_path.empty()) return evaluate_offline(demo, opts);
+  if (opts.plan_sizes) return plan_sizes(demo);
 
   std::string why;
-  if (!gpu_available(&why)) {
-    fmt::print(stderr, "{}: waived: no usable CUDA GPU: {}\n", demo.name, why);
-    return kExitWaived;
+  const std::vector<Claim> claims = selected_claims(demo, opts);
+  {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0) {
+      // A GPU is there but this build cannot run on it: an error to fix, not a feature to waive.
+      CUDA_CHECK(cudaSetDevice(opts.device < n ? opts.device : 0));
+      if (const std::string missing = missing_code_reason(); !missing.empty()) {
+        fmt::print(stderr, "{}: error: {}\n", demo.name, missing);
+        return kExitFailure;
+      }
+    }
+    (void)cudaGetLastError();
   }
+  auto waive_all = [&](const std::string& reason, const std::string& device_name) {
+    fmt::print(stderr, "{}: waived: {}\n", demo.name, reason);
+    if (!opts.claims_csv_path.empty())
+      write_file_atomically(opts.claims_csv_path,
+                            claims_to_csv(claims_not_applicable(claims, "demo waived: " + reason), demo.name,
+                                          device_name));
+    return kExitWaived;
+  };
+  if (!gpu_available(&why)) return waive_all("no usable CUDA GPU: " + why, "");
   int count = 0;
   CUDA_CHECK(cudaGetDeviceCount(&count));
   if (opts.device >= count) {
@@ -226,12 +390,17 @@ int run(const Demo& demo, int argc, char** argv) {
   const DeviceInfo device = query_device(opts.device);
   if (demo.waive_reason) {
     const std::string reason = demo.waive_reason(device);
-    if (!reason.empty()) {
-      fmt::print(stderr, "{}: waived: {}\n", demo.name, reason);
-      return kExitWaived;
-    }
+    if (!reason.empty()) return waive_all(reason, device.name);
   }
 
+  if (demo.max_size && opts.size) {
+    const std::uint64_t limit = demo.max_size(device);
+    if (*opts.size > limit) {
+      fmt::print(stderr, "{}: error: --size {} is above this demo's limit of {} ({}) (try --help)\n", demo.name,
+                 *opts.size, limit, demo.max_size_reason);
+      return kExitUsage;
+    }
+  }
   Context ctx(demo, spec, opts, device);
   if (demo.device_bytes) {
     std::size_t free_b = 0, total_b = 0;
@@ -249,29 +418,63 @@ int run(const Demo& demo, int argc, char** argv) {
              demo.size_meaning, ctx.timing_options().flush_l2 ? "cold (L2 flushed before each sample)" : "warm",
              ctx.timing_options().reps);
 
-  std::vector<std::string> waived;
+  std::map<std::string, std::string> waived;
   int ran = 0;
+  int to_run = 0, k = 0;
+  for (const auto& v : demo.variants)
+    to_run += opts.variants.empty() || std::find(opts.variants.begin(), opts.variants.end(), v.name) != opts.variants.end();
+  const auto t_start = std::chrono::steady_clock::now();
   for (const auto& v : demo.variants) {
     if (!opts.variants.empty() && std::find(opts.variants.begin(), opts.variants.end(), v.name) == opts.variants.end())
       continue;
+    // Progress on stderr, so a long sweep is never silent and the table on stdout stays clean.
+    fmt::print(stderr, "[{}/{}] {} ({:.1f} s so far)\n", ++k, to_run, v.name,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
+    std::fflush(stderr);
     ctx.set_variant(v.name);
     try {
       v.run(ctx);
       ++ran;
     } catch (const Waived& w) {
       fmt::print(ctx.human(), "variant {} waived: {}\n", v.name, w.what());
-      waived.push_back(v.name);
+      waived[v.name] = w.what();
     }
   }
 
   fmt::print(ctx.human(), "\n");
   print_table(ctx.rows(), ctx.human());
+
+  // The claims, judged on this run's rows. A run with the demo's default sweep must contain every row a
+  // claim reads; --variant, a demo option or --quick may leave rows out (then the claim is not applicable).
+  const bool complete = opts.variants.empty() && opts.extras.empty() && !opts.quick && !opts.profile;
+  RunRows run_rows(ctx.rows(), variant_names(demo), waived, opts.variants, complete);
+  for (const auto& [k, v] : device_facts(device)) run_rows.set_fact(k, v);
+  std::string not_judged;
+  if (opts.quick) not_judged = "--quick run: sizes and samples too small to judge";
+  if (opts.profile) not_judged = "--profile run: one sample per point, no warm-up";
+  if (ctx.failed()) not_judged = "verification failed: no timing to judge";
+  const std::vector<ClaimResult> results = evaluate_claims(claims, run_rows, not_judged);
+
+  std::vector<std::string> json_members;
+  {
+    std::string w = "\"waived\": {";
+    bool first = true;
+    for (const auto& [k, v] : waived) {
+      w += fmt::format("{}{}: {}", first ? "" : ", ", json_quote(k), json_quote(v));
+      first = false;
+    }
+    json_members.push_back(w + "}");
+  }
+  json_members.push_back("\"claims\": " + claims_to_json(results));
   if (!opts.csv_path.empty()) write_file_atomically(opts.csv_path, to_csv(ctx.rows(), device.name));
-  if (!opts.json_path.empty()) write_file_atomically(opts.json_path, to_json(ctx.rows(), &device, demo.name));
+  if (!opts.json_path.empty())
+    write_file_atomically(opts.json_path, to_json(ctx.rows(), &device, demo.name, json_members));
+  const int claims_rc = report_claims(demo, opts, results, device.name, ctx.human());
   if (ctx.failed()) {
     fmt::print(stderr, "{}: verification failed\n", demo.name);
     return kExitFailure;
   }
+  if (claims_rc != kExitOk) return claims_rc;
   if (ran == 0 && !waived.empty()) return kExitWaived;
   return kExitOk;
 }

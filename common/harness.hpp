@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/bandwidth.hpp"
+#include "common/claims.hpp"
 #include "common/cli.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_info.hpp"
@@ -56,6 +57,10 @@ struct Demo {
   std::uint64_t quick_size = 1 << 20;
   // Device bytes a run of `size` needs; a size that cannot fit is rejected (exit 2) before allocating.
   std::function<double(std::uint64_t size)> device_bytes;
+  // The largest --size that finishes in reasonable time on this device, and why (empty: no limit). A
+  // larger size is refused up front (exit 2) with this limit.
+  std::function<std::uint64_t(const DeviceInfo&)> max_size;
+  std::string max_size_reason;
   std::vector<ExtraOption> extras;
   bool cold_by_default = true;
   // Time-based warm-up before each measurement (--warmup-ms overrides). The first measurement of the
@@ -63,7 +68,12 @@ struct Demo {
   double warmup_ms = 100.0;
   // Returns a reason to waive the whole demo on this device (exit 77), or "" to run.
   std::function<std::string(const DeviceInfo&)> waive_reason;
+  // What the reader should see, judged on the rows of every run (common/claims.hpp).
+  std::vector<Claim> claims;
 };
+
+// The device facts a claim may use (RunRows::fact), under the names the run's JSON gives them.
+std::map<std::string, double> device_facts(const DeviceInfo& d);
 
 struct CopyCeiling {
   double memcpy_gb_per_s = 0.0;  // cudaMemcpyAsync device-to-device
@@ -176,7 +186,8 @@ class Context {
   std::unique_ptr<CopyCeiling> ceiling_;
 };
 
-// Returns the process exit code: 0 ok, 1 verification/CUDA failure, 2 bad command line, 77 waived.
+// Returns the process exit code: 0 ok, 1 verification/CUDA failure (or, with --strict, a device-side
+// claim not held; or a claim that cannot find its rows), 2 bad command line, 77 waived.
 int run_demo(const Demo& demo, int argc, char** argv);
 
 // A demo about to make a CUDA call that fails on purpose (to show what the runtime answers) announces it
@@ -186,7 +197,14 @@ int run_demo(const Demo& demo, int argc, char** argv);
 // number of API errors.
 void announce_expected_api_error(const std::string& what, int failing_calls);
 
-// True when a CUDA device is usable (for tests: GTEST_SKIP otherwise). `why` gets the reason if not.
+// True when a CUDA device is usable (for tests: GTEST_SKIP otherwise). `why` gets the reason if not,
+// including a binary built without code for the GPU it finds (see missing_code_reason).
 bool gpu_available(std::string* why = nullptr);
+
+// "" when this binary carries code the current device can run; otherwise one line naming the device's
+// architecture, the architectures built, and the CMake flag that fixes it.
+std::string missing_code_reason();
+// The CUDA architectures this build was configured with (CMAKE_CUDA_ARCHITECTURES).
+const char* built_architectures();
 
 }  // namespace cml

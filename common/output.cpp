@@ -183,7 +183,8 @@ std::string to_csv(const std::vector<Row>& rows, const std::string& device_name)
   return s;
 }
 
-std::string to_json(const std::vector<Row>& rows, const DeviceInfo* d, const std::string& demo) {
+std::string to_json(const std::vector<Row>& rows, const DeviceInfo* d, const std::string& demo,
+                    const std::vector<std::string>& extra_members) {
   std::string s = "{\n  \"demo\": " + json_string(demo) + ",\n  \"device\": ";
   if (d != nullptr) {
     s += fmt::format(
@@ -215,7 +216,9 @@ std::string to_json(const std::vector<Row>& rows, const DeviceInfo* d, const std
     }
     s += "}";
   }
-  s += rows.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  s += rows.empty() ? "]" : "\n  ]";
+  for (const auto& m : extra_members) s += ",\n  " + m;
+  s += "\n}\n";
   return s;
 }
 

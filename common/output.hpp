@@ -46,7 +46,9 @@ std::string format_number(double v);
 
 void print_table(const std::vector<Row>& rows, std::FILE* out);
 std::string to_csv(const std::vector<Row>& rows, const std::string& device_name);
-std::string to_json(const std::vector<Row>& rows, const DeviceInfo* device, const std::string& demo);
+// `extra_members`: further top-level members, already JSON (e.g. "\"claims\": [...]"), or empty.
+std::string to_json(const std::vector<Row>& rows, const DeviceInfo* device, const std::string& demo,
+                    const std::vector<std::string>& extra_members = {});
 
 // Writes `content` to `path` through a temporary file and a rename, so an interrupted run never
 // leaves a truncated file ("-" writes to stdout). Throws std::runtime_error on failure.
