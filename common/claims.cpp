@@ -475,24 +475,41 @@ std::map<std::string, double> read_device_facts_json(const std::string& path) {
   const std::string text = ss.str();
   const auto start = text.find("\"device\": {");
   if (start == std::string::npos) return facts;
-  const auto stop = text.find('}', start);
-  const std::string obj = text.substr(start, stop - start);
-  std::size_t pos = 0;
-  while ((pos = obj.find('"', pos)) != std::string::npos) {
-    const auto end = obj.find('"', pos + 1);
-    if (end == std::string::npos) break;
-    const std::string key = obj.substr(pos + 1, end - pos - 1);
-    std::size_t v = end + 1;
-    while (v < obj.size() && (obj[v] == ':' || obj[v] == ' ')) ++v;
-    char* num_end = nullptr;
-    const double d = std::strtod(obj.c_str() + v, &num_end);
-    if (num_end != obj.c_str() + v && key != "device") facts[key] = d;
-    pos = end + 1;
-    if (v < obj.size() && obj[v] == '"') {  // skip a string value
-      const auto close = obj.find('"', v + 1);
-      if (close == std::string::npos) break;
-      pos = close + 1;
+  std::size_t i = start + std::string("\"device\": {").size();
+  // Reads a JSON string starting at the quote at i; leaves i after the closing quote.
+  auto read_string = [&](std::string& out) {
+    out.clear();
+    for (++i; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] == '\\' && i + 1 < text.size()) ++i;
+      out += text[i];
     }
+    ++i;
+  };
+  auto skip_space = [&] {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == ',' || text[i] == ':')) ++i;
+  };
+  std::string key, value;
+  while (true) {
+    skip_space();
+    if (i >= text.size() || text[i] != '"') break;  // '}' or anything unexpected ends the object
+    read_string(key);
+    skip_space();
+    if (i >= text.size()) break;
+    if (text[i] == '"') {
+      read_string(value);
+      // "cc": "9.0" is the one string the claims may want as a number.
+      if (key == "cc") {
+        char* end = nullptr;
+        const double d = std::strtod(value.c_str(), &end);
+        if (end != value.c_str()) facts[key] = d;
+      }
+      continue;
+    }
+    char* end = nullptr;
+    const double d = std::strtod(text.c_str() + i, &end);
+    if (end == text.c_str() + i) break;  // null, an object: stop rather than guess
+    facts[key] = d;
+    i = static_cast<std::size_t>(end - text.c_str());
   }
   return facts;
 }

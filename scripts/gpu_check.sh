@@ -1,24 +1,47 @@
 #!/usr/bin/env bash
-# The one command to run on a GPU host: configure (native arch) + build + ctest (all labels; CPU tests
-# in parallel, GPU tests one at a time) + compute-sanitizer memcheck over every demo's smoke run, ending
-# with a one-screen summary.
-#   scripts/gpu_check.sh [--logs DIR]
+# The one command to run on a GPU host: configure (native arch, unless the build folder is already
+# configured) + build + ctest (all labels; CPU tests in parallel, GPU tests one at a time) +
+# compute-sanitizer memcheck over every demo's smoke run + every demo at its defaults with --strict (the
+# main job, scripts/run_all.sh, into an untracked runs/ folder: a device-side claim that does not hold
+# fails the check), ending with a one-screen summary.
+#   scripts/gpu_check.sh [--logs DIR] [--build-dir DIR] [--no-claims]
 set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$CML_ROOT"
-logs="$CML_ROOT/build/gpu_check"
-[ "${1:-}" = --logs ] && logs=$2
+build=build
+logs=""
+claims=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --logs) logs=$2; shift 2 ;;
+    --build-dir) build=$2; shift 2 ;;
+    --no-claims) claims=0; shift ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) die "unknown option $1 (see --help)" ;;
+  esac
+done
+logs=${logs:-$CML_ROOT/$build/gpu_check}
 mkdir -p "$logs"
 ensure_build_deps
 jobs=$(nproc 2>/dev/null || echo 4)
-status_configure=FAIL status_build=FAIL status_ctest=FAIL status_memcheck=FAIL
+status_configure=FAIL status_build=FAIL status_ctest=FAIL status_memcheck=FAIL status_claims=FAIL
+[ $claims -eq 0 ] && status_claims=skipped
 
-if cmake --preset release >"$logs/configure.log" 2>&1; then status_configure=ok; fi
-if [ $status_configure = ok ] && cmake --build --preset release -j "$jobs" >"$logs/build.log" 2>&1; then status_build=ok; fi
+if [ -f "$build/CMakeCache.txt" ]; then
+  cmake "$build" >"$logs/configure.log" 2>&1 && status_configure=ok
+elif [ "$build" = build ]; then
+  cmake --preset release >"$logs/configure.log" 2>&1 && status_configure=ok
+else
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$logs/configure.log" 2>&1 && status_configure=ok
+fi
+if [ $status_configure = ok ] && cmake --build "$build" -j "$jobs" >"$logs/build.log" 2>&1; then status_build=ok; fi
 if [ $status_build = ok ]; then
-  ctest --preset release -j "$jobs" --timeout 600 >"$logs/ctest.log" 2>&1 && status_ctest=ok
-  bash scripts/sanitize.sh --tools memcheck --targets demos --logs "$logs/sanitize" >"$logs/memcheck.log" 2>&1 \
-    && status_memcheck=ok
+  ctest --test-dir "$build" -j "$jobs" --timeout 600 --output-on-failure >"$logs/ctest.log" 2>&1 && status_ctest=ok
+  bash scripts/sanitize.sh --tools memcheck --targets demos --build "$build" --logs "$logs/sanitize" \
+    >"$logs/memcheck.log" 2>&1 && status_memcheck=ok
+  if [ $claims -eq 1 ]; then
+    bash scripts/run_all.sh --strict --skip-build --build-dir "$build" >"$logs/claims.log" 2>&1 && status_claims=ok
+  fi
 fi
 
 echo "================ gpu_check summary ================"
@@ -31,4 +54,7 @@ skipped=$(grep -c 'Skipped' "$logs/ctest.log" 2>/dev/null || true)
 echo "            skipped tests: ${skipped:-0}"
 echo "memcheck:   $status_memcheck   (demos --quick; log: $logs/memcheck.log)"
 grep -vE '^(memcheck) ' "$logs/memcheck.log" 2>/dev/null | grep -vE ' 0 *$|^target|^\(|^$' | head -n 20
-[ $status_configure = ok ] && [ $status_build = ok ] && [ $status_ctest = ok ] && [ $status_memcheck = ok ]
+echo "claims:     $status_claims   (every demo at its defaults, --strict; log: $logs/claims.log)"
+sed -n '/^====* summary/,$p' "$logs/claims.log" 2>/dev/null | sed 's/^/            /' | head -n 40
+[ $status_configure = ok ] && [ $status_build = ok ] && [ $status_ctest = ok ] && [ $status_memcheck = ok ] \
+  && [ $status_claims != FAIL ]

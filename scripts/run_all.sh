@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
-# The main job: build (Release, native arch) if needed, run every demo at its default sizes, write
-# CSV/JSON into results/<gpu-slug>/, then the report (results/<gpu-slug>/REPORT.md with plots).
-#   scripts/run_all.sh [--quick] [--only REGEX] [--out DIR] [--no-report]
+# The main job: build (Release; native architecture when a GPU is visible) if needed, run every demo at
+# its default sizes, judge each demo's claims on this GPU, and write everything to a new run folder
+#   runs/<gpu>-<date>-<time>/   (CSV/JSON/claims per demo, logs/, provenance.json, REPORT.md, plots/)
+# which git ignores: a run never changes a tracked file. It ends with a summary: demos ok / waived /
+# failed, device-side claims held N of M (each one not held with its numbers), host-dependent claims.
+#
+#   scripts/run_all.sh [--quick] [--only REGEX] [--out DIR] [--no-report] [--strict] [--skip-build]
+#                      [--build-dir DIR] [--reference]
+#   --strict     exit 1 when a device-side claim does not hold (scripts/gpu_check.sh uses it)
+#   --reference  maintainers only: after the run, make it the committed reference set of this GPU
+#                (scripts/promote_reference.sh: results/<gpu>/ and the figures in the chapter READMEs)
 # Keeps going past a failed demo; lists failures at the end and exits 1 if there were any.
 set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -10,22 +18,43 @@ quick=()
 only=""
 out=""
 report=1
+strict=0
+reference=0
+skip_build=0
+build_dir=build
+cmdline="scripts/run_all.sh $*"
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=(--quick); shift ;;
     --only) only=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --no-report) report=0; shift ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    --strict) strict=1; shift ;;
+    --reference) reference=1; shift ;;
+    --skip-build) skip_build=1; shift ;;
+    --build-dir) build_dir=$2; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
 done
+if [ $reference -eq 1 ] && { [ ${#quick[@]} -gt 0 ] || [ -n "$only" ]; }; then
+  die "--reference needs the full run at default sizes (no --quick, no --only)"
+fi
 
-ensure_build_deps
-log "build (Release, native architecture when a GPU is visible)"
-cmake --preset release >/tmp/cml-configure.log 2>&1 || { tail -n 20 /tmp/cml-configure.log; die "configure failed"; }
-cmake --build --preset release -j "$(nproc 2>/dev/null || echo 2)" >/tmp/cml-build.log 2>&1 \
-  || { tail -n 30 /tmp/cml-build.log; die "build failed (log: /tmp/cml-build.log)"; }
+wall_start=$(date +%s)
+if [ $skip_build -eq 0 ]; then
+  ensure_build_deps
+  log "build (Release, native architecture when a GPU is visible) in $build_dir"
+  if [ "$build_dir" = build ]; then
+    cmake --preset release >/tmp/cml-configure.log 2>&1 || { tail -n 20 /tmp/cml-configure.log; die "configure failed"; }
+  else
+    cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/tmp/cml-configure.log 2>&1 \
+      || { tail -n 20 /tmp/cml-configure.log; die "configure failed"; }
+  fi
+  cmake --build "$build_dir" -j "$(nproc 2>/dev/null || echo 2)" >/tmp/cml-build.log 2>&1 \
+    || { tail -n 30 /tmp/cml-build.log; die "build failed (log: /tmp/cml-build.log)"; }
+fi
+[ -f "$build_dir/demos.txt" ] || die "$build_dir/demos.txt missing: build first (or drop --skip-build)"
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null | head -n 1)
 if [ -z "$gpu" ]; then
@@ -33,9 +62,13 @@ if [ -z "$gpu" ]; then
   exit 0
 fi
 slug=$(printf '%s' "$gpu" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-+//; s/-+$//')
-out=${out:-results/$slug}
-mkdir -p "$out/logs"
-cp build/demos.txt "$out/demos.txt"
+stamp=$(date +%Y%m%d-%H%M%S)
+out=${out:-runs/$slug-$stamp}
+case "$(cd "$(dirname "$out")" 2>/dev/null && pwd)/" in
+  "$CML_ROOT/results/"*) die "--out must not be inside results/: reference sets change only through --reference" ;;
+esac
+mkdir -p "$out/logs" || die "cannot create $out"
+cp "$build_dir/demos.txt" "$out/demos.txt"
 
 # Extra runs beyond the defaults: "demo|label|args".
 extra_runs=(
@@ -47,8 +80,8 @@ while IFS= read -r line; do
   [ -n "$line" ] || continue
   demo=${line#*/}
   runs+=("$demo|$demo|")
-done <build/demos.txt
-for e in "${extra_runs[@]}"; do [ -x "build/bin/${e%%|*}" ] && runs+=("$e"); done
+done <"$build_dir/demos.txt"
+for e in "${extra_runs[@]}"; do [ -x "$build_dir/bin/${e%%|*}" ] && runs+=("$e"); done
 if [ -n "$only" ]; then
   filtered=()
   for r in "${runs[@]}"; do [[ ${r#*|} =~ $only ]] && filtered+=("$r"); done
@@ -57,7 +90,8 @@ fi
 
 n=${#runs[@]}
 # label|demo|args of every run, so the report can say how each CSV was produced.
-printf '%s\n' "${runs[@]}" | awk -F'|' '{print $2 "|" $1 "|" $3}' >"$out/runs.txt.tmp" && mv "$out/runs.txt.tmp" "$out/runs.txt"
+printf '%s\n' "${runs[@]}" | awk -F'|' '{print $2 "|" $1 "|" $3}' >"$out/runs.txt"
+: >"$out/status.txt"
 start=$(date +%s)
 failures=()
 k=0
@@ -67,28 +101,52 @@ for r in "${runs[@]}"; do
   IFS='|' read -r demo label args <<<"$r"
   t0=$(date +%s)
   # shellcheck disable=SC2086
-  "build/bin/$demo" "${quick[@]}" $args --csv "$out/$label.csv" --json "$out/$label.json" \
-    >"$out/logs/$label.log" 2>&1
+  "$build_dir/bin/$demo" "${quick[@]}" $args --csv "$out/$label.csv" --json "$out/$label.json" \
+    --claims-csv "$out/$label.claims.csv" >"$out/logs/$label.log" 2>&1
   rc=$?
   now=$(date +%s)
   elapsed=$((now - start))
   eta=$(( elapsed * (n - k) / k ))
+  reason=""
   case $rc in
     0) state=ok ;;
-    77) state="waived ($(grep -m1 -o 'waived: .*' "$out/logs/$label.log" | cut -c9-80))" ;;
-    *) state="FAILED (exit $rc)"; failures+=("$label (exit $rc, log $out/logs/$label.log)") ;;
+    77) state=waived; reason=$(grep -m1 -o 'waived: .*' "$out/logs/$label.log" | cut -c9-) ;;
+    *) state=failed; failures+=("$label (exit $rc, log $out/logs/$label.log)") ;;
   esac
-  printf '[%2d/%d] %-28s %-10s %4ds   elapsed %dm%02ds  ETA %dm%02ds\n' "$k" "$n" "$label" "$state" \
+  printf '%s|%s|%s|%s|%s\n' "$label" "$demo" "$state" "$rc" "$reason" >>"$out/status.txt"
+  printf '[%2d/%d] %-28s %-8s %4ds   elapsed %dm%02ds  ETA %dm%02ds\n' "$k" "$n" "$label" "$state" \
     $((now - t0)) $((elapsed / 60)) $((elapsed % 60)) $((eta / 60)) $((eta % 60))
 done
 total=$(( $(date +%s) - start ))
 log "demos done in $((total / 60))m$((total % 60))s"
 
+# Provenance, generated from this run only.
+python3 scripts/provenance.py "$out" --command "$cmdline" --wall-s $(( $(date +%s) - wall_start )) \
+  --build-dir "$build_dir" >/dev/null || failures+=("provenance (scripts/provenance.py)")
+
 if [ $report -eq 1 ]; then
   if ensure_matplotlib; then
-    python3 scripts/report.py "$out" --readmes || failures+=("report (scripts/report.py)")
+    python3 scripts/report.py "$out" >/dev/null || failures+=("report (scripts/report.py)")
   else
     failures+=("report (matplotlib missing)")
+  fi
+fi
+
+# The summary: demos, then claims (device-side counted, host-dependent apart).
+python3 scripts/claims_summary.py "$out"
+claims_rc=$?
+if [ $claims_rc -eq 3 ]; then
+  failures+=("claims that cannot find their rows (a defect; see above)")
+elif [ $strict -eq 1 ] && [ $claims_rc -ne 0 ]; then
+  failures+=("--strict: device-side claims not held (see above)")
+fi
+[ -f "$out/REPORT.md" ] && log "report: $out/REPORT.md"
+
+if [ $reference -eq 1 ]; then
+  if [ ${#failures[@]} -gt 0 ]; then
+    log "not promoted to a reference set: the run had failures"
+  else
+    bash scripts/promote_reference.sh "$out" || failures+=("promote_reference.sh")
   fi
 fi
 

@@ -52,6 +52,16 @@ expect_usage_error --cold --warm
 expect_usage_error --csv "$tmp/no/such/dir/out.csv"
 expect_usage_error --json "$tmp/no/such/dir/out.json"
 expect_usage_error --csv - --json -
+expect_usage_error --csv - --claims-csv -
+expect_usage_error --claim no_such_claim
+expect_usage_error --claims --claim no_such_claim
+expect_usage_error --claims-csv "$tmp/no/such/dir/claims.csv"
+expect_usage_error --claims-csv ""
+expect_usage_error --claims-eval "$tmp/no/such/file.csv"
+expect_usage_error --claims-eval -
+printf 'not,a,demo,csv\n1,2,3,4\n' >"$tmp/bad.csv"
+expect_usage_error --claims-eval "$tmp/bad.csv"
+expect_usage_error --strict=yes
 expect_usage_error positional
 expect_usage_error --help=yes
 [ -n "$first_variant" ] && expect_ok --list --variant "$first_variant"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Maintainers only: make a finished run the committed reference set of its GPU, results/<gpu>/, and
+# regenerate the figures the chapter READMEs quote from it. `scripts/run_all.sh --reference` calls this
+# after a clean run; it can also promote a run made earlier:
+#   scripts/promote_reference.sh runs/<gpu>-<date>-<time> [--build-dir build]
+#
+# A demo this run waived (peer_to_peer on a one-GPU host, say) keeps the earlier reference's data for it,
+# with that data's own provenance (provenance.<label>.json), and its claims are judged again on that data
+# with the current claim tables (--claims-eval). Nothing else of the old set survives, except profile/
+# (Nsight Compute tables, made by scripts/profile.sh).
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+cd "$CML_ROOT"
+run=${1:-}
+[ -n "$run" ] && [ -d "$run" ] || die "usage: promote_reference.sh RUN_DIR [--build-dir DIR]"
+build_dir=build
+[ "${2:-}" = --build-dir ] && build_dir=$3
+[ -f "$run/status.txt" ] && [ -f "$run/provenance.json" ] || die "$run is not a finished run (status.txt, provenance.json)"
+grep -q '|failed|' "$run/status.txt" && die "$run has failed demos: not a reference"
+
+slug=$(python3 - "$run" <<'EOF'
+import glob, json, sys
+for p in sorted(glob.glob(sys.argv[1] + "/*.json")):
+    try:
+        d = json.load(open(p)).get("device") or {}
+    except Exception:
+        continue
+    if d.get("slug"):
+        print(d["slug"]); break
+EOF
+)
+[ -n "$slug" ] || die "cannot tell the GPU of $run (no demo JSON with a device slug)"
+dest=results/$slug
+stage=$(mktemp -d "results/.$slug.stage.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+
+# The new run, minus its report (rebuilt below over the whole set).
+cp -r "$run"/. "$stage"/
+rm -rf "$stage/REPORT.md" "$stage/plots"
+# Waived here, measured in the earlier reference: keep that data with its provenance.
+while IFS='|' read -r label demo state _ _; do
+  [ "$state" = waived ] || continue
+  [ -f "$dest/$label.csv" ] || continue
+  log "keeping $label from the earlier reference (waived in this run)"
+  for ext in csv json claims.csv; do [ -f "$dest/$label.$ext" ] && cp "$dest/$label.$ext" "$stage/$label.$ext"; done
+  [ -f "$dest/logs/$label.log" ] && cp "$dest/logs/$label.log" "$stage/logs/$label.log"
+  if [ -f "$dest/provenance.$label.json" ]; then
+    cp "$dest/provenance.$label.json" "$stage/provenance.$label.json"
+  elif [ -f "$dest/provenance.json" ]; then
+    cp "$dest/provenance.json" "$stage/provenance.$label.json"
+  fi
+  # Judge the kept data with today's claims.
+  if [ -x "$build_dir/bin/$demo" ]; then
+    "$build_dir/bin/$demo" --claims-eval "$stage/$label.csv" --claims-csv "$stage/$label.claims.csv" >/dev/null || true
+  fi
+  sed -i "s/^$label|$demo|waived|\([0-9]*\)|.*/$label|$demo|kept|\1|measured earlier, see provenance.$label.json/" \
+    "$stage/status.txt"
+done <"$run/status.txt"
+[ -d "$dest/profile" ] && cp -r "$dest/profile" "$stage/profile"
+
+rm -rf "$dest.old"
+[ -d "$dest" ] && mv "$dest" "$dest.old"
+mv "$stage" "$dest"
+trap - EXIT
+rm -rf "$dest.old"
+ensure_matplotlib
+python3 scripts/report.py "$dest" --readmes
+log "reference set $dest replaced by $run; review and commit results/ and the chapter READMEs"

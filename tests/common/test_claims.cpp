@@ -1,0 +1,295 @@
+// The claim checks: held, not held, not applicable, errors that name the claim, non-finite values, and
+// the files a run writes and reads back.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+
+#include "common/claims.hpp"
+#include "common/output.hpp"
+
+namespace {
+
+using namespace cml;
+
+Row row(const std::string& variant, const std::string& params, double gb_per_s) {
+  Row r;
+  r.demo = "demo";
+  r.variant = variant;
+  r.params = params;
+  r.gb_per_s = gb_per_s;
+  r.median_ms = 1.0;
+  r.verified = true;
+  return r;
+}
+
+RunRows sample(std::map<std::string, std::string> waived = {}, std::vector<std::string> selected = {},
+               bool complete = true) {
+  std::vector<Row> rows = {row("fast", "", 100.0), row("slow", "", 40.0), row("sweep", "k=0", 100.0),
+                           row("sweep", "k=1", 98.0), row("sweep", "k=2", 103.0)};
+  rows[0].set("vs_ceiling", 0.97);
+  return RunRows(rows, {"fast", "slow", "sweep", "other"}, std::move(waived), std::move(selected), complete);
+}
+
+const ClaimResult& only(const std::vector<ClaimResult>& r) {
+  EXPECT_EQ(r.size(), 1u);
+  return r.front();
+}
+
+TEST(Bound, HoldsAndDescribes) {
+  EXPECT_TRUE(Bound::at_least(0.95).holds(0.95));
+  EXPECT_FALSE(Bound::at_least(0.95).holds(0.9499));
+  EXPECT_TRUE(Bound::at_most(2.0).holds(-5.0));
+  EXPECT_FALSE(Bound::at_most(2.0).holds(2.01));
+  EXPECT_TRUE(Bound::between(0.9, 1.1).holds(1.0));
+  EXPECT_FALSE(Bound::between(0.9, 1.1).holds(1.2));
+  EXPECT_EQ(Bound::at_least(0.95).describe(), ">= 0.95");
+  EXPECT_EQ(Bound::at_most(1.03).describe(), "<= 1.03");
+  EXPECT_EQ(Bound::between(0.8, 1.25).describe(), "0.8 .. 1.25");
+}
+
+TEST(Bound, NonFiniteNeverHolds) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const Bound& b : {Bound::at_least(0.0), Bound::at_most(1e300), Bound::between(-1e300, 1e300)}) {
+    EXPECT_FALSE(b.holds(nan));
+    EXPECT_FALSE(b.holds(inf));
+    EXPECT_FALSE(b.holds(-inf));
+  }
+}
+
+TEST(Claims, RatioHeldAndNotHeld) {
+  const auto held = only(evaluate_claims(
+      {ratio_claim("slow_is_slower", "slow is slower", {"slow"}, {"fast"}, Bound::at_most(0.5), "why")}, sample()));
+  EXPECT_EQ(held.status, ClaimStatus::held);
+  EXPECT_DOUBLE_EQ(held.value, 0.4);
+  EXPECT_EQ(held.measure, "gb_per_s slow / gb_per_s fast");
+  EXPECT_EQ(held.bound, "<= 0.5");
+
+  const auto missed = only(evaluate_claims(
+      {ratio_claim("too_strict", "slow is much slower", {"slow"}, {"fast"}, Bound::at_most(0.3), "why")}, sample()));
+  EXPECT_EQ(missed.status, ClaimStatus::not_held);
+  EXPECT_DOUBLE_EQ(missed.value, 0.4);
+}
+
+TEST(Claims, ExtraColumnAndSweepHelpers) {
+  Claim c{"near_ceiling", "fast is near the ceiling", "vs_ceiling fast", Bound::at_least(0.95), "why",
+          ClaimKind::device, [](const RunRows& r) { return r.value(At{"fast", "", "vs_ceiling"}); }};
+  EXPECT_EQ(only(evaluate_claims({c}, sample())).status, ClaimStatus::held);
+
+  Claim flat{"flat_sweep", "every k within 5% of k=0", "max |k / k0 - 1|", Bound::at_most(0.05), "why",
+             ClaimKind::device, [](const RunRows& r) {
+               return max_rel_deviation(r.values("sweep", "gb_per_s"), r.value(At{"sweep", "k=0"}));
+             }};
+  const auto res = only(evaluate_claims({flat}, sample()));
+  EXPECT_EQ(res.status, ClaimStatus::held);
+  EXPECT_NEAR(res.value, 0.03, 1e-12);
+}
+
+TEST(Claims, WaivedOrUnselectedVariantIsNotApplicable) {
+  const Claim c = ratio_claim("r", "t", {"slow"}, {"fast"}, Bound::at_most(0.5), "why");
+  const auto waived = only(evaluate_claims({c}, sample({{"slow", "needs cp.async"}})));
+  EXPECT_EQ(waived.status, ClaimStatus::not_applicable);
+  EXPECT_NE(waived.detail.find("needs cp.async"), std::string::npos);
+
+  const auto unselected = only(evaluate_claims({c}, sample({}, {"fast"})));
+  EXPECT_EQ(unselected.status, ClaimStatus::not_applicable);
+  EXPECT_NE(unselected.detail.find("--variant"), std::string::npos);
+}
+
+TEST(Claims, FeatureMissingIsNotApplicable) {
+  Claim c{"needs_window", "t", "m", Bound::at_least(1.0), "why", ClaimKind::device,
+          [](const RunRows&) -> double { throw NotApplicable("this GPU has no persisting L2"); }};
+  const auto r = only(evaluate_claims({c}, sample()));
+  EXPECT_EQ(r.status, ClaimStatus::not_applicable);
+  EXPECT_EQ(r.detail, "this GPU has no persisting L2");
+}
+
+TEST(Claims, UnknownVariantIsAnErrorNamingTheClaim) {
+  const auto r = only(evaluate_claims(
+      {ratio_claim("typo_claim", "t", {"fsat"}, {"fast"}, Bound::at_most(1.0), "why")}, sample()));
+  EXPECT_EQ(r.status, ClaimStatus::error);
+  EXPECT_NE(r.detail.find("typo_claim"), std::string::npos);
+  EXPECT_NE(r.detail.find("fsat"), std::string::npos);
+}
+
+TEST(Claims, MissingColumnIsAnErrorNamingTheClaim) {
+  const auto r = only(evaluate_claims(
+      {ratio_claim("col_claim", "t", {"fast", "", "no_such_column"}, {"fast"}, Bound::at_most(1.0), "why")},
+      sample()));
+  EXPECT_EQ(r.status, ClaimStatus::error);
+  EXPECT_NE(r.detail.find("col_claim"), std::string::npos);
+  EXPECT_NE(r.detail.find("no_such_column"), std::string::npos);
+}
+
+TEST(Claims, MissingRowIsAnErrorInADefaultRunAndNotApplicableOtherwise) {
+  const Claim c = ratio_claim("row_claim", "t", {"sweep", "k=9"}, {"fast"}, Bound::at_most(1.0), "why");
+  const auto in_default = only(evaluate_claims({c}, sample()));
+  EXPECT_EQ(in_default.status, ClaimStatus::error);
+  EXPECT_NE(in_default.detail.find("k=9"), std::string::npos);
+  const auto with_options = only(evaluate_claims({c}, sample({}, {}, false)));
+  EXPECT_EQ(with_options.status, ClaimStatus::not_applicable);
+  // A variant of the table that produced no rows at all.
+  const auto empty = only(evaluate_claims(
+      {ratio_claim("other_claim", "t", {"other"}, {"fast"}, Bound::at_most(1.0), "why")}, sample()));
+  EXPECT_EQ(empty.status, ClaimStatus::error);
+}
+
+TEST(Claims, NonFiniteValuesAreNotHeld) {
+  std::vector<Row> rows = {row("a", "", std::numeric_limits<double>::quiet_NaN()), row("b", "", 0.0)};
+  RunRows run(rows, {"a", "b"});
+  const auto nan = only(evaluate_claims({ratio_claim("nan", "t", {"a"}, {"b"}, Bound::at_most(1e9), "w")}, run));
+  EXPECT_EQ(nan.status, ClaimStatus::not_held);
+  EXPECT_FALSE(nan.detail.empty());
+  // 1 / 0: infinite, which no bound accepts.
+  rows[0].gb_per_s = 1.0;
+  RunRows run2(rows, {"a", "b"});
+  const auto inf = only(evaluate_claims({ratio_claim("inf", "t", {"a"}, {"b"}, Bound::at_least(0.0), "w")}, run2));
+  EXPECT_EQ(inf.status, ClaimStatus::not_held);
+}
+
+TEST(Claims, SweepHelpersPropagateNaN) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(max_of({1.0, nan, 3.0})));
+  EXPECT_TRUE(std::isnan(min_of({1.0, nan})));
+  EXPECT_TRUE(std::isnan(max_rel_deviation({1.0, nan}, 1.0)));
+  EXPECT_DOUBLE_EQ(max_of({1.0, 3.0, 2.0}), 3.0);
+  EXPECT_DOUBLE_EQ(min_of({1.0, 3.0, 2.0}), 1.0);
+  EXPECT_THROW(max_of({}), ClaimError);
+}
+
+TEST(Claims, NotJudgedStillSurfacesErrors) {
+  const std::vector<Claim> claims = {ratio_claim("ok", "t", {"slow"}, {"fast"}, Bound::at_most(0.1), "w"),
+                                     ratio_claim("broken", "t", {"nope"}, {"fast"}, Bound::at_most(1.0), "w")};
+  const auto r = evaluate_claims(claims, sample(), "--quick run");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].status, ClaimStatus::not_applicable);
+  EXPECT_EQ(r[0].detail, "--quick run");
+  EXPECT_EQ(r[1].status, ClaimStatus::error);
+}
+
+TEST(Claims, TallyCountsDeviceAndHostApart) {
+  std::vector<Claim> claims = {
+      ratio_claim("d_held", "t", {"slow"}, {"fast"}, Bound::at_most(0.5), "w"),
+      ratio_claim("d_missed", "t", {"slow"}, {"fast"}, Bound::at_most(0.1), "w"),
+      ratio_claim("h_missed", "t", {"slow"}, {"fast"}, Bound::at_most(0.1), "w", ClaimKind::host),
+      ratio_claim("d_na", "t", {"sweep", "k=0"}, {"fast"}, Bound::at_most(2.0), "w"),
+  };
+  const ClaimTally t = tally(evaluate_claims(claims, sample({{"sweep", "not here"}})));
+  EXPECT_EQ(t.device_held, 1);
+  EXPECT_EQ(t.device_judged, 2);
+  EXPECT_EQ(t.host_held, 0);
+  EXPECT_EQ(t.host_judged, 1);
+  EXPECT_EQ(t.not_applicable, 1);
+  EXPECT_EQ(t.errors, 0);
+}
+
+TEST(Claims, ValidateRejectsBadTables) {
+  const Claim good = ratio_claim("good_name", "t", {"a"}, {"b"}, Bound::at_most(1.0), "w");
+  EXPECT_EQ(validate_claims({good}), "");
+  Claim bad_name = good;
+  bad_name.name = "Bad-Name";
+  EXPECT_NE(validate_claims({bad_name}), "");
+  EXPECT_NE(validate_claims({good, good}).find("twice"), std::string::npos);
+  Claim unbounded = good;
+  unbounded.bound = Bound{};
+  EXPECT_NE(validate_claims({unbounded}).find("never fail"), std::string::npos);
+  Claim empty = good;
+  empty.bound = Bound::between(2.0, 1.0);
+  EXPECT_NE(validate_claims({empty}), "");
+  Claim no_why = good;
+  no_why.why.clear();
+  EXPECT_NE(validate_claims({no_why}), "");
+}
+
+TEST(Claims, NotApplicableForAWaivedDemo) {
+  const auto r = claims_not_applicable({ratio_claim("x", "t", {"a"}, {"b"}, Bound::at_most(1.0), "w")},
+                                       "demo waived: needs two GPUs");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].status, ClaimStatus::not_applicable);
+  EXPECT_EQ(r[0].detail, "demo waived: needs two GPUs");
+}
+
+TEST(ClaimFiles, CsvAndJsonEscapeText) {
+  ClaimResult r;
+  r.name = "c";
+  r.text = "a, \"quoted\" sentence";
+  r.measure = "m";
+  r.bound = "<= 1";
+  r.why = "w";
+  r.status = ClaimStatus::held;
+  r.value = 0.5;
+  const std::string csv = claims_to_csv({r}, "demo", "GPU, big");
+  EXPECT_NE(csv.find("\"GPU, big\",demo,c,device,held,0.5,<= 1,m,\"a, \"\"quoted\"\" sentence\","), std::string::npos);
+  const std::string json = claims_to_json({r});
+  EXPECT_NE(json.find("\"text\": \"a, \\\"quoted\\\" sentence\""), std::string::npos);
+  EXPECT_NE(json.find("\"value\": 0.5"), std::string::npos);
+  r.value = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_NE(claims_to_json({r}).find("\"value\": null"), std::string::npos);
+}
+
+class TempFile {
+ public:
+  explicit TempFile(const std::string& content) : path_(::testing::TempDir() + "claims_test_" + std::to_string(++n_)) {
+    std::ofstream(path_) << content;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  static inline int n_ = 0;
+  std::string path_;
+};
+
+TEST(ClaimFiles, RowsSurviveACsvRoundTrip) {
+  std::vector<Row> rows = {row("a", "k=1", 12.5), row("b", "x, \"y\"", 7.0)};
+  rows[0].set("vs_ceiling", 0.97).set("note", "plain");
+  rows[1].set("note", "with, comma");
+  TempFile f(to_csv(rows, "GPU"));
+  const std::vector<Row> back = read_rows_csv(f.path());
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[1].params, "x, \"y\"");
+  EXPECT_DOUBLE_EQ(back[0].gb_per_s, 12.5);
+  EXPECT_DOUBLE_EQ(RunRows::value(back[0], "vs_ceiling"), 0.97);
+  EXPECT_EQ(*back[1].get("note"), "with, comma");
+  // b has no vs_ceiling cell: the column is absent for it, which a claim reports as an error.
+  EXPECT_EQ(back[1].get("vs_ceiling"), nullptr);
+  EXPECT_THROW(RunRows::value(back[1], "vs_ceiling"), ClaimError);
+}
+
+TEST(ClaimFiles, MalformedCsvNamesFileAndLine) {
+  TempFile bad("device,demo,variant,params,size,bytes,median_ms,min_ms,max_ms,spread_pct,gb_per_s,pct_peak,reps,"
+               "batch,cache,verified\nGPU,d,v,,1,2,3,4,5,6,7,8,9,10,cold,true\nGPU,d,v,,1\n");
+  try {
+    read_rows_csv(bad.path());
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(bad.path() + ":3"), std::string::npos) << e.what();
+  }
+  TempFile other("a,b,c\n1,2,3\n");
+  EXPECT_THROW(read_rows_csv(other.path()), std::runtime_error);
+  EXPECT_THROW(read_rows_csv("/no/such/file.csv"), std::runtime_error);
+}
+
+TEST(ClaimFiles, DeviceFactsFromRunJson) {
+  TempFile f("{\n  \"demo\": \"d\",\n  \"device\": {\"name\": \"X, \\\"Y\\\"\", \"cc\": \"9.0\", \"sm_count\": 132, "
+             "\"l2_bytes\": 62914560, \"driver\": \"13.0\"},\n  \"rows\": []\n}\n");
+  const auto facts = read_device_facts_json(f.path());
+  EXPECT_DOUBLE_EQ(facts.at("sm_count"), 132);
+  EXPECT_DOUBLE_EQ(facts.at("l2_bytes"), 62914560);
+  EXPECT_EQ(facts.count("name"), 0u);
+  EXPECT_TRUE(read_device_facts_json("/no/such.json").empty());
+}
+
+TEST(ClaimFiles, FactsMissingAreNotApplicable) {
+  RunRows run = sample();
+  Claim c{"needs_l2", "t", "m", Bound::at_least(1.0), "w", ClaimKind::device,
+          [](const RunRows& r) { return r.fact("l2_bytes"); }};
+  EXPECT_EQ(only(evaluate_claims({c}, run)).status, ClaimStatus::not_applicable);
+  run.set_fact("l2_bytes", 4e6);
+  EXPECT_EQ(only(evaluate_claims({c}, run)).status, ClaimStatus::held);
+}
+
+}  // namespace
