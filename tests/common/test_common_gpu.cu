@@ -100,3 +100,14 @@ TEST(DeviceInfo, Sane) {
 }
 
 }  // namespace
+
+// A build without code for the GPU it runs on makes every other GPU test skip with one line (through
+// gpu_available); this test is the one that fails, so the mismatch cannot go unnoticed.
+TEST(Build, HasCodeForThisGpu) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+    (void)cudaGetLastError();
+    GTEST_SKIP() << "no CUDA device";
+  }
+  EXPECT_EQ(cml::missing_code_reason(), "") << "built for: " << cml::built_architectures();
+}
