@@ -335,6 +335,46 @@ def update_readmes(root, results, runs):
     return changed
 
 
+ROOT_MARKER = re.compile(r"(<!-- results:references -->)(.*?)(<!-- /results:references -->)", re.S)
+
+
+def references_block(root):
+    """The root README's table of committed reference sets, generated from each set's own files."""
+    lines = ["", "| GPU | measured | code | cudaMemcpy D2D | device-side claims held | host-dependent claims held | report |",
+             "|---|---|---|---|---|---|---|"]
+    base = os.path.join(root, "results")
+    for slug in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        ref = os.path.join(base, slug)
+        if slug.startswith(".") or not os.path.isdir(ref):
+            continue
+        runs, _ = load(ref)
+        d = device_header(runs) or {}
+        prov = read_json(os.path.join(ref, "provenance.json")) or {}
+        t = claims_summary.tally(claims_summary.read_claims(ref))
+        memcpy = ""
+        for r in (runs.get("bandwidth_ceiling") or {}).get("rows", []):
+            if r.get("variant") == "memcpy_d2d" and num(r.get("gb_per_s")):
+                memcpy = f"{num(r['gb_per_s']):.0f} GB/s"
+        lines.append(f"| {d.get('name', slug)} | {prov.get('date', '?')} | `{prov.get('git_describe', '?')}` | {memcpy} | "
+                     f"{t['device_held']} of {t['device_judged']} | {t['host_held']} of {t['host_judged']} | "
+                     f"[REPORT.md](results/{slug}/REPORT.md) |")
+    return "\n".join(lines) + "\n"
+
+
+def update_root_readme(root):
+    readme = os.path.join(root, "README.md")
+    if not os.path.exists(readme):
+        return None
+    text = open(readme).read()
+    new = ROOT_MARKER.sub(lambda m: m.group(1) + references_block(root) + m.group(3), text)
+    if new == text:
+        return None
+    with open(readme + ".tmp", "w") as f:
+        f.write(new)
+    os.replace(readme + ".tmp", readme)
+    return readme
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results")
@@ -351,8 +391,9 @@ def main():
     produced = write_report(a.results, out, runs, chapter_of, a.root)
     print(f"report: {os.path.join(out, 'REPORT.md')}: {len(produced['tables'])} tables, {len(produced['plots'])} plots")
     if a.readmes:
-        for r in update_readmes(a.root, a.results, runs):
-            print(f"report: updated {r}")
+        for r in update_readmes(a.root, a.results, runs) + [update_root_readme(a.root)]:
+            if r:
+                print(f"report: updated {r}")
 
 
 if __name__ == "__main__":
