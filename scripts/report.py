@@ -304,9 +304,19 @@ def write_report(results, out, runs, chapter_of, root):
 MARKER = re.compile(r"(<!-- results:(?P<name>[A-Za-z0-9_\-]+) -->)(.*?)(<!-- /results:(?P=name) -->)", re.S)
 
 
-def update_readmes(root, results, runs):
+def readme_source(root):
+    """The reference set whose figures the chapter READMEs quote (results/readme_source.txt names it)."""
+    path = os.path.join(root, "results", "readme_source.txt")
+    slug = open(path).read().strip() if os.path.exists(path) else "nvidia-h200"
+    return os.path.join(root, "results", slug)
+
+
+def render_chapter_readmes(root):
+    """{README path: text with every <!-- results:NAME --> block regenerated from the README source set}."""
+    results = readme_source(root)
+    runs, _ = load(results) if os.path.isdir(results) else ({}, {})
     d = device_header(runs) or {}
-    changed = []
+    out = {}
     for dirpath in sorted(os.listdir(root)):
         readme = os.path.join(root, dirpath, "README.md")
         if not (re.match(r"\d\d_", dirpath) and os.path.exists(readme)):
@@ -326,12 +336,22 @@ def update_readmes(root, results, runs):
                     f"data: [{rel}](../{rel})_\n\n" + markdown_table(runs[name]["rows"], 60))
             return m.group(1) + body + m.group(4)
 
-        new = MARKER.sub(repl, text)
-        if new != text:
-            with open(readme + ".tmp", "w") as f:
+        out[readme] = MARKER.sub(repl, text)
+    readme = os.path.join(root, "README.md")
+    if os.path.exists(readme):
+        text = open(readme).read()
+        out[readme] = ROOT_MARKER.sub(lambda m: m.group(1) + references_block(root) + m.group(3), text)
+    return out
+
+
+def update_readmes(root):
+    changed = []
+    for path, new in render_chapter_readmes(root).items():
+        if new != open(path).read():
+            with open(path + ".tmp", "w") as f:
                 f.write(new)
-            os.replace(readme + ".tmp", readme)
-            changed.append(readme)
+            os.replace(path + ".tmp", path)
+            changed.append(path)
     return changed
 
 
@@ -361,20 +381,6 @@ def references_block(root):
     return "\n".join(lines) + "\n"
 
 
-def update_root_readme(root):
-    readme = os.path.join(root, "README.md")
-    if not os.path.exists(readme):
-        return None
-    text = open(readme).read()
-    new = ROOT_MARKER.sub(lambda m: m.group(1) + references_block(root) + m.group(3), text)
-    if new == text:
-        return None
-    with open(readme + ".tmp", "w") as f:
-        f.write(new)
-    os.replace(readme + ".tmp", readme)
-    return readme
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results")
@@ -391,9 +397,8 @@ def main():
     produced = write_report(a.results, out, runs, chapter_of, a.root)
     print(f"report: {os.path.join(out, 'REPORT.md')}: {len(produced['tables'])} tables, {len(produced['plots'])} plots")
     if a.readmes:
-        for r in update_readmes(a.root, a.results, runs) + [update_root_readme(a.root)]:
-            if r:
-                print(f"report: updated {r}")
+        for r in update_readmes(a.root):
+            print(f"report: updated {r}")
 
 
 if __name__ == "__main__":

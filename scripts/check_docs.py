@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The docs test (ctest `docs.links`, CPU): every relative link and image in every tracked Markdown file
+resolves; every demo has a section in its chapter README; every generated block (between
+<!-- results:NAME --> markers) matches what scripts/report.py makes of the committed reference data.
+
+    python3 scripts/check_docs.py [--root DIR] [--build DIR]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import report  # noqa: E402
+
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+
+def tracked_markdown(root):
+    try:
+        out = subprocess.run(["git", "ls-files", "*.md"], cwd=root, capture_output=True, text=True, check=True).stdout
+        return [os.path.join(root, p) for p in out.split()]
+    except (OSError, subprocess.CalledProcessError):
+        found = []
+        for d, _, files in os.walk(root):
+            if "/build" in d or "/runs" in d or "/.git" in d:
+                continue
+            found += [os.path.join(d, f) for f in files if f.endswith(".md")]
+        return found
+
+
+def check_links(root, files):
+    failures = []
+    for path in files:
+        text = open(path).read()
+        # Code blocks are examples, not links.
+        text = re.sub(r"```.*?```", "", text, flags=re.S)
+        for target in LINK.findall(text):
+            if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                continue
+            file_part = target.split("#", 1)[0]
+            if not file_part:
+                continue
+            resolved = os.path.normpath(os.path.join(os.path.dirname(path), file_part))
+            if not os.path.exists(resolved):
+                failures.append(f"{os.path.relpath(path, root)}: link to {target} does not resolve")
+    return failures
+
+
+def check_demo_sections(root, build):
+    failures = []
+    demos_txt = os.path.join(build, "demos.txt")
+    if not os.path.exists(demos_txt):
+        return [f"{demos_txt} missing: build first"]
+    for line in open(demos_txt):
+        line = line.strip()
+        if "/" not in line:
+            continue
+        chapter, demo = line.split("/", 1)
+        readme = os.path.join(root, chapter, "README.md")
+        if not os.path.exists(readme):
+            failures.append(f"{chapter} has no README.md")
+            continue
+        text = open(readme).read()
+        # A heading that names the demo (load_caching_dlcm_ca/_cg share one section).
+        base = re.sub(r"_dlcm_(ca|cg)$", "", demo)
+        if not re.search(rf"^#+ .*`?{re.escape(base)}", text, re.M):
+            failures.append(f"{chapter}/README.md has no section (heading) for {demo}")
+    return failures
+
+
+def check_generated(root):
+    failures = []
+    for path, expected in report.render_chapter_readmes(root).items():
+        if open(path).read() != expected:
+            failures.append(f"{os.path.relpath(path, root)}: a generated block differs from the reference data "
+                            "(run scripts/promote_reference.sh, never edit between the markers by hand)")
+    return failures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--root", default=os.path.dirname(HERE))
+    ap.add_argument("--build", default=None)
+    a = ap.parse_args()
+    build = a.build or os.path.join(a.root, "build")
+    files = tracked_markdown(a.root)
+    groups = [("links", check_links(a.root, files)), ("demo sections", check_demo_sections(a.root, build)),
+              ("generated blocks", check_generated(a.root))]
+    failed = 0
+    for name, fails in groups:
+        for f in fails:
+            print(f"FAIL ({name}): {f}")
+        failed += bool(fails)
+    print(f"checked {len(files)} Markdown files")
+    print(f"{len(groups) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
