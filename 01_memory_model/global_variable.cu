@@ -3,16 +3,17 @@
 // Shows: a `__device__` variable is global memory with program lifetime that host code reaches only
 // through the symbol API (cudaMemcpyToSymbol / FromSymbol) or through the address the runtime gives for it
 // (cudaGetSymbolAddress, then an ordinary cudaMemcpy); `__constant__` arrays are filled the same way; a
-// `__device__` pointer can be pointed at a cudaMalloc buffer from the host.
-// Expected observation: every value read back equals the host's prediction exactly (3.14f + 2.0f = 5.14f
-// through both paths; cudaGetSymbolSize reports 4 bytes for a float and 64 for 16 floats). Measured on
-// an H200 (2026-11-21): all four rows verified.
+// `__device__` pointer can be pointed at a cudaMalloc buffer from the host. Every value read back is
+// predicted by the host (3.14f + 2.0f through both paths; cudaGetSymbolSize is the size of the declared
+// type: 4 bytes for a float, 64 for 16 floats).
+// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/global_variable        (no timing: these are correctness demonstrations)
 #include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "01_memory_model/ch01_claims.hpp"
 #include "01_memory_model/kernels/symbols.cuh"
 #include "common/harness.hpp"
 
@@ -93,7 +94,8 @@ Demo make_demo() {
   d.name = "global_variable";
   d.summary =
       "Static __device__ and __constant__ symbols written and read from the host through the symbol API and\n"
-      "through cudaGetSymbolAddress. Expected: every value read back equals the host's prediction exactly.";
+      "through cudaGetSymbolAddress, a __constant__ array filled from the host and a __device__ pointer\n"
+      "aimed at a cudaMalloc buffer.";
   d.size_meaning = "unused (fixed small sizes)";
   d.variants = {
       {"memcpy_to_symbol", "cudaMemcpyToSymbol 3.14, kernel adds 2, cudaMemcpyFromSymbol reads 5.14", memcpy_to_symbol},
@@ -101,6 +103,28 @@ Demo make_demo() {
        symbol_address},
       {"constant_array", "a __constant__ float[16] filled from the host and read by every thread", constant_array},
       {"device_pointer_symbol", "a __device__ float* set from the host to a cudaMalloc buffer", device_pointer_symbol},
+  };
+  d.claims = {
+      ch01::all_verified_claim("symbol_api_round_trip",
+                               "A value written with cudaMemcpyToSymbol and changed by a kernel reads back through "
+                               "cudaMemcpyFromSymbol exactly as the host predicts.",
+                               {"memcpy_to_symbol"}, "a __device__ variable is ordinary global memory; any "
+                               "difference is a defect"),
+      ch01::all_verified_claim("symbol_address_is_plain_memory",
+                               "Through the address cudaGetSymbolAddress returns, a plain cudaMemcpy reaches the "
+                               "same variable, and cudaGetSymbolSize is the size of its type.",
+                               {"symbol_address"}, "the symbol API only looks the address up; any difference is a "
+                               "defect"),
+      ch01::all_verified_claim("constant_array_reaches_every_thread",
+                               "A __constant__ array filled from the host is what every thread reads and what "
+                               "the host reads back.",
+                               {"constant_array"}, "constant memory is device memory the host writes; any "
+                               "difference is a defect"),
+      ch01::all_verified_claim("device_pointer_symbol_targets_buffer",
+                               "A __device__ pointer set from the host to a cudaMalloc buffer makes the kernel "
+                               "write exactly that buffer.",
+                               {"device_pointer_symbol"}, "the symbol holds a plain device address; any "
+                               "difference is a defect"),
   };
   d.quick_size = 1;
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{1}; };

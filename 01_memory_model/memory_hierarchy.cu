@@ -7,17 +7,17 @@
 //                   bus width, theoretical bandwidth, host-mapping and managed-memory capabilities, copy
 //                   engines, ...). Each fact is read twice where the runtime offers two routes
 //                   (cudaGetDeviceProperties and cudaDeviceGetAttribute) and `verified` means they agree;
-//                   single-route facts are checked for plausibility; the one figure no API reports (the
+//                   single-route facts are checked for plausibility. The one figure no API reports (the
 //                   unified L1/shared size per SM) comes from NVIDIA's documentation for this compute
-//                   capability and says so in `source`.
+//                   capability (kernels/unified_l1.hpp) and says so in `source`; for an architecture the
+//                   documentation does not list, the row stays empty and `source` says "not documented".
 //   memory_spaces - the seed's table (存储器 / 位置 / 缓存 / 存取 / 范围 / 生命周期: space, location, cached,
 //                   access, scope, lifetime) with a column of what each space amounts to on this GPU.
-// No timing: these are facts.
-// Expected observation: every cross-checked fact verified (the two routes agree); measured on an H200
-// (2026-11-21, all 36 rows verified): 65536 registers per SM, 48 KiB shared per block (227 KiB opt-in),
-// 228 KiB per SM out of 256 KiB of unified L1 (documented), constant memory 64 KiB, L2 60 MiB,
-// 4814 GB/s theoretical, canMapHostMemory = unifiedAddressing = concurrentManagedAccess = 1.
+// No timing: these are facts. Shared memory is carved out of the unified storage: the largest share it
+// can get (shared_per_sm) never exceeds the unified size, and what is left is L1.
+// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/memory_hierarchy [--csv memory.csv]
+#include <cmath>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -25,6 +25,8 @@
 
 #include <fmt/format.h>
 
+#include "01_memory_model/ch01_claims.hpp"
+#include "01_memory_model/kernels/unified_l1.hpp"
 #include "common/harness.hpp"
 
 namespace {
@@ -46,23 +48,6 @@ int attribute(cudaDeviceAttr a, int dev) {
   return v;
 }
 
-// The unified L1/shared capacity per SM, which no API reports (CUDA C++ Programming Guide, table of
-// technical specifications per compute capability). 0 when this table does not know the device.
-std::size_t unified_l1_bytes(int major, int minor) {
-  const int cc = major * 10 + minor;
-  switch (cc) {
-    case 70: return 128 * 1024;
-    case 75: return 96 * 1024;
-    case 80: return 192 * 1024;
-    case 86: return 128 * 1024;
-    case 87: return 192 * 1024;
-    case 89: return 128 * 1024;
-    case 90: return 256 * 1024;
-    case 100: return 256 * 1024;
-    default: return 0;
-  }
-}
-
 class FactSheet {
  public:
   explicit FactSheet(const DeviceInfo& d) {
@@ -82,13 +67,16 @@ class FactSheet {
     both("reserved_shared_per_block", num(p.reservedSharedMemPerBlock),
          attribute(cudaDevAttrReservedSharedMemoryPerBlock, dev), "bytes");
     // The L1/shared split: shared memory is carved out of the unified storage, 0..shared_per_sm.
-    if (const std::size_t unified = unified_l1_bytes(p.major, p.minor)) {
-      one("unified_l1_shared_per_sm", num(unified), "bytes",
-          fmt::format("documented for cc {}.{} (no API reports it)", p.major, p.minor),
+    const std::size_t unified = ch01::documented_unified_l1_bytes(p.major, p.minor);
+    if (unified > 0) {
+      one("unified_l1_shared_per_sm", num(unified), "bytes", ch01::unified_l1_source(p.major, p.minor),
           unified >= p.sharedMemPerMultiprocessor);
       one("l1_at_max_shared_carveout", num(unified - p.sharedMemPerMultiprocessor), "bytes",
           "derived: unified - shared_per_sm", true);
       one("l1_at_max_l1_carveout", num(unified), "bytes", "derived: carveout 0 leaves (almost) all of it to L1", true);
+    } else {
+      // Not guessed from a neighbouring architecture: the row says the figure is unknown.
+      one("unified_l1_shared_per_sm", kNaN, "bytes", ch01::unified_l1_source(p.major, p.minor), true);
     }
     both("global_l1_cache_supported", p.globalL1CacheSupported, attribute(cudaDevAttrGlobalL1CacheSupported, dev),
          "bool");
@@ -159,9 +147,13 @@ void device_facts(Context& ctx) {
   const FactSheet sheet(ctx.device());
   for (const Fact& f : sheet.all()) {
     bool ok = f.ok;
-    if (f.value != f.second) ok = ctx.check(compare_value(f.value, f.second, "second route"), f.name);
+    const bool known = !std::isnan(f.value);  // an undocumented figure: an empty cell, not a failure
+    if (known && f.value != f.second) ok = ctx.check(compare_value(f.value, f.second, "second route"), f.name);
     else if (!f.ok) ok = ctx.check(compare_value(false, true, "plausible"), f.name);
-    ctx.add_row(f.name, 1, ok).set("value", f.value).set("unit", f.unit).set("source", f.source);
+    Row& row = ctx.add_row(f.name, 1, ok);
+    if (known) row.set("value", f.value);
+    else row.set("value", "");
+    row.set("unit", f.unit).set("source", f.source);
   }
 }
 
@@ -194,7 +186,8 @@ void memory_spaces(Context& ctx) {
       {"shared", "on-chip", "n/a", "R/W", "all threads of a block", "block", "__shared__, extern __shared__",
        fmt::format("{} per block ({} opt-in), {} per SM{}", kib_text(f.value("shared_per_block")),
                    kib_text(f.value("shared_per_block_optin")), kib_text(f.value("shared_per_sm")),
-                   unified > 0 ? fmt::format(", carved out of {} of unified L1/shared", kib_text(unified)) : ""),
+                   unified > 0 ? fmt::format(", carved out of {} of unified L1/shared", kib_text(unified))
+                               : std::string(", unified L1/shared size not documented for this architecture")),
        f.ok({"shared_per_block", "shared_per_block_optin", "shared_per_sm", "unified_l1_shared_per_sm"})},
       {"global", "off-chip (device memory)",
        f.value("global_l1_cache_supported") != 0.0 ? "L2, and L1 for loads" : "L2", "R/W", "all threads + host",
@@ -234,6 +227,41 @@ Demo make_demo() {
   d.variants = {
       {"device_facts", "one row per memory-related device fact", device_facts},
       {"memory_spaces", "register / local / shared / global / constant / texture, for this GPU", memory_spaces},
+  };
+  // A device fact of this run, as the device_facts row recorded it.
+  const auto fact = [](const RunRows& r, const char* name) { return r.value({"device_facts", name, "value"}); };
+  d.claims = {
+      ch01::all_verified_claim(
+          "facts_agree_across_routes",
+          "Every fact the runtime offers through both cudaDeviceProp and cudaDeviceGetAttribute reads the same "
+          "both ways, and every single-route fact is plausible.",
+          {"device_facts"}, "the two routes read the same driver state; any disagreement is a defect"),
+      ch01::all_verified_claim("spaces_table_filled_in",
+                               "Every memory space of the table is described from facts that verified.",
+                               {"memory_spaces"}, "each space's row is built only from the facts checked above"),
+      Claim{"shared_carved_from_unified",
+            "Shared memory is carved out of the SM's unified L1/shared storage: the largest share it can get "
+            "never exceeds the documented unified size.",
+            "value device_facts[shared_per_sm] / value device_facts[unified_l1_shared_per_sm]", Bound::at_most(1),
+            "shared memory and L1 are one storage; not applicable where the unified size is not documented",
+            ClaimKind::device,
+            [fact](const RunRows& r) {
+              // An undocumented size is an empty cell (read back from a CSV: no cell at all).
+              const std::string* unified = r.row("device_facts", "unified_l1_shared_per_sm").get("value");
+              if (unified == nullptr || unified->empty())
+                throw NotApplicable("the unified L1/shared size of this architecture is not documented");
+              return fact(r, "shared_per_sm") / fact(r, "unified_l1_shared_per_sm");
+            }},
+      Claim{"block_optin_within_sm",
+            "One block can opt in to at most the shared memory of one SM, less what the system reserves per block.",
+            "(value device_facts[shared_per_block_optin] + value device_facts[reserved_shared_per_block]) / "
+            "value device_facts[shared_per_sm]",
+            Bound::at_most(1), "a block runs on one SM; the reserved bytes are part of the SM's share",
+            ClaimKind::device,
+            [fact](const RunRows& r) {
+              return (fact(r, "shared_per_block_optin") + fact(r, "reserved_shared_per_block")) /
+                     fact(r, "shared_per_sm");
+            }},
   };
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{1}; };
   d.quick_size = 1;

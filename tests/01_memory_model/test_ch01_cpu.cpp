@@ -1,14 +1,18 @@
 // Host-only logic of chapter 01: the pointer-chase builder of the latency ladder, the streaming-read
-// layouts and the stencil reference.
+// layouts, the stencil reference, the register cap of __launch_bounds__ and the documented unified
+// L1/shared sizes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "01_memory_model/kernels/launch_bounds.hpp"
 #include "01_memory_model/kernels/pointer_chase.hpp"
 #include "01_memory_model/kernels/stencil_1d_reference.hpp"
 #include "01_memory_model/kernels/stream_sum.hpp"
+#include "01_memory_model/kernels/unified_l1.hpp"
 
 namespace {
 
@@ -218,6 +222,67 @@ TEST(StencilReference, RowsAndValueRanges) {
   EXPECT_EQ(stencil_row(RowPick::warp_uniform, 32 * 32), 0);
   for (float c : make_stencil_table()) EXPECT_TRUE(c >= -4.0f && c <= 4.0f && c == static_cast<int>(c));
   for (float v : make_stencil_input(4096)) EXPECT_TRUE(v >= -8.0f && v <= 8.0f && v == static_cast<int>(v));
+}
+
+// ---- __launch_bounds__ register cap ------------------------------------------------------------------
+
+TEST(LaunchBoundsCap, TwoThousandThreadsPerSmHoldEightBlocksOf256) {
+  const LaunchBoundsCap c = launch_bounds_register_cap(256, 8, 65536, 2048);
+  EXPECT_EQ(c.blocks_per_sm, 8);
+  EXPECT_TRUE(c.honoured);
+  EXPECT_EQ(c.registers_per_thread, 32);  // 65536 / 2048
+}
+
+TEST(LaunchBoundsCap, FifteenHundredThreadsPerSmHoldOnlySix) {
+  const LaunchBoundsCap c = launch_bounds_register_cap(256, 8, 65536, 1536);
+  EXPECT_EQ(c.blocks_per_sm, 6);
+  EXPECT_FALSE(c.honoured);
+  // 65536 / 48 warps = 1365 per warp, down to 1280 (5 x 256): 40 per thread.
+  EXPECT_EQ(c.registers_per_thread, 40);
+}
+
+TEST(LaunchBoundsCap, ThousandThreadsPerSmHoldOnlyFour) {
+  const LaunchBoundsCap c = launch_bounds_register_cap(256, 8, 65536, 1024);
+  EXPECT_EQ(c.blocks_per_sm, 4);
+  EXPECT_FALSE(c.honoured);
+  EXPECT_EQ(c.registers_per_thread, 64);
+}
+
+TEST(LaunchBoundsCap, GranularityCeilingAndEdges) {
+  // One block of 256: 8192 registers per warp would be 256 per thread, but no thread gets more than 255.
+  EXPECT_EQ(launch_bounds_register_cap(256, 1, 65536, 2048).registers_per_thread, 255);
+  // A block larger than the SM's thread limit still counts as one block.
+  const LaunchBoundsCap big = launch_bounds_register_cap(2048, 2, 65536, 1536);
+  EXPECT_EQ(big.blocks_per_sm, 1);
+  EXPECT_FALSE(big.honoured);
+  EXPECT_EQ(big.registers_per_thread, 32);
+  // A partial warp is a whole warp: 3 blocks of 100 threads = 12 warps, 5461 -> 5376 per warp, 168 each.
+  EXPECT_EQ(launch_bounds_register_cap(100, 3, 65536, 2048).registers_per_thread, 168);
+  EXPECT_EQ(launch_bounds_register_cap(0, 8, 65536, 2048).registers_per_thread, 0);
+}
+
+// ---- unified L1/shared sizes ---------------------------------------------------------------------------
+
+TEST(UnifiedL1, DocumentedSizes) {
+  EXPECT_EQ(documented_unified_l1_bytes(7, 5), 96u * 1024);
+  EXPECT_EQ(documented_unified_l1_bytes(8, 0), 192u * 1024);
+  EXPECT_EQ(documented_unified_l1_bytes(8, 6), 128u * 1024);
+  EXPECT_EQ(documented_unified_l1_bytes(8, 7), 192u * 1024);
+  EXPECT_EQ(documented_unified_l1_bytes(8, 9), 128u * 1024);
+  EXPECT_EQ(documented_unified_l1_bytes(9, 0), 256u * 1024);
+  EXPECT_EQ(documented_unified_l1_bytes(10, 0), 256u * 1024);
+  EXPECT_EQ(documented_unified_l1_bytes(10, 3), 256u * 1024);
+  EXPECT_EQ(documented_unified_l1_bytes(11, 0), 256u * 1024);
+  EXPECT_EQ(documented_unified_l1_bytes(12, 0), 128u * 1024);
+  EXPECT_EQ(documented_unified_l1_bytes(12, 1), 128u * 1024);
+}
+
+TEST(UnifiedL1, UnknownArchitectureIsNotGuessed) {
+  EXPECT_EQ(documented_unified_l1_bytes(6, 1), 0u);
+  EXPECT_EQ(documented_unified_l1_bytes(9, 9), 0u);
+  EXPECT_EQ(documented_unified_l1_bytes(13, 0), 0u);
+  EXPECT_EQ(unified_l1_source(13, 0), "not documented for sm_130");
+  EXPECT_EQ(unified_l1_source(12, 1).find("not documented"), std::string::npos);
 }
 
 }  // namespace
