@@ -1,2 +1,2 @@
-# Global-memory transposes (issue 5): copy bounds, naive, unrolled, diagonal, block-shape sweep.
+# Global-memory transposes: copy bounds, naive, unrolled, diagonal, block-shape sweep.
 add_demo(transpose_global SOURCES transpose_global.cu)

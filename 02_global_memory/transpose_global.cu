@@ -1,5 +1,5 @@
 // transpose_global: matrix transposes through global memory only — the seeds' eight kernels, the
-// "thin blocks" table, and one experiment that tests the seeds' L1 explanation on this GPU.
+// "thin blocks" table, and one experiment that tests whether L1 is what makes reading columns cheap.
 //
 // Shows: a transpose moves the bytes of a copy, but one side of it must walk a column. copy_row (both
 // sides along rows) and copy_col (both along columns) bound it from above and below. naive_row reads rows
@@ -10,30 +10,31 @@
 // Bandwidth = 2 * M * N * 4 bytes / median time (GB = 1e9), L2 flushed before each sample; every kernel's
 // output is compared bit-exactly with the CPU transpose before it is timed.
 //
-// EXPECTED OBSERVATION (H100/H200, 8192 x 8192 fp32, default block 32x8); in brackets the H200 run of
-// 2026-11-21 (results/nvidia-h200/transpose_global.csv):
-//   1. copy_col <= 0.5x copy_row: a warp that walks a column touches 32 sectors for 128 useful bytes
-//      [0.245x].
-//   2. naive_col >= 1.2x naive_row [2.99x: 1632 vs 546 GB/s]. The cost is the strided STORE: naive_row
-//      is within 5% of copy_col, which strides both sides [546 vs 554 GB/s].
-//   3. naive_col_l2only (loads that bypass L1, __ldcg) within 15% of naive_col [8% slower, 1511 GB/s]:
-//      L1 reuse of the strided load's sectors is NOT what makes naive_col faster on Hopper. (The seed's
-//      L1 explanation predicted >= 1.3x; refuted.)
-//   4. diagonal_row/diagonal_col within 15% of naive_row/naive_col [-11.2% / +1.0%]: Hopper hashes
-//      addresses over its memory channels, so the order that beat "partition camping" buys nothing.
-//   5. unroll4_row < 0.5x copy_row: more requests in flight per thread do not remove the store's cost
-//      [0.225x; unroll4_col 1.15x naive_col].
-//   6. block_sweep: naive_row with x = 8 (8x32, 8x16, 8x8) >= 1.5x naive_row with x = 32 (32x8): a store
-//      request then covers 8 sectors of 16 useful bytes instead of 32 sectors of 4 [3.41x, 3.02x, 1.55x].
+// Why it comes out as it does:
+//   - a warp that walks a column touches 32 sectors for 128 useful bytes, so copy_col falls far below
+//     copy_row;
+//   - the expensive side is the strided STORE: naive_row (strided stores) is no faster than copy_col,
+//     which strides both sides, while naive_col (strided loads) is much faster, because the sectors a
+//     strided load brings in are used by the neighbouring warps of the block;
+//   - that reuse is not L1's doing: naive_col_l2only, whose loads skip L1, runs close to naive_col, so
+//     the sectors are reused in L2;
+//   - the diagonal block order was meant to avoid "partition camping" (many blocks hammering one memory
+//     channel); current GPUs hash addresses over their channels, so the order buys nothing;
+//   - more loads in flight per thread (unroll4_row) do not remove the strided store's cost, while blocks
+//     only 8 threads wide (block_sweep) make a naive_row store request cover 8 sectors of 16 useful
+//     bytes instead of 32 sectors of 4.
+// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 //
 // Run: build/bin/transpose_global                        (8192 x 8192)
 //      build/bin/transpose_global --size 16384
 //      build/bin/transpose_global --rows 12800 --cols 12800 --variant naive_row --variant naive_col
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "02_global_memory/kernels/claim_support.hpp"
 #include "02_global_memory/kernels/transpose_global.cuh"
 #include "common/access_model.hpp"
 #include "common/harness.hpp"
@@ -92,10 +93,9 @@ Demo make_demo() {
   Demo d;
   d.name = "transpose_global";
   d.summary =
-      "Matrix transposes through global memory only (fp32, out = in^T), bounded by copy_row and copy_col.\n"
-      "Expected: naive_col (strided loads) >= 1.2x naive_row (strided stores): 3.0x on an H200, where the\n"
-      "same loads without L1 (naive_col_l2only) lose only 8%, so the strided store, not L1, is the cost;\n"
-      "diagonal block order within 15% of row-major order.";
+      "Matrix transposes through global memory only (fp32, out = in^T), bounded by copy_row and copy_col:\n"
+      "the strided store, not the strided load, is what a naive transpose pays for, and neither L1 nor the\n"
+      "diagonal block order changes that.";
   d.size_meaning = transpose::kSizeMeaning;
   d.variants = {
       {"copy_row", "upper bound: copy, both sides along rows (coalesced)",
@@ -109,6 +109,60 @@ Demo make_demo() {
       {"diagonal_row", "naive_row with blocks in diagonal order", variant(kDiagonalRow)},
       {"diagonal_col", "naive_col with blocks in diagonal order", variant(kDiagonalCol)},
       {"block_sweep", "naive_col and naive_row, blocks (32,32) ... (8,8)", block_sweep},
+  };
+  // GB/s of a variant at the default block, whatever the matrix shape in its params.
+  auto at_default = [](const RunRows& r, const char* variant) { return value_ending(r, variant, "block=32x8"); };
+  d.claims = {
+      Claim{"copy_col_below_half", "A copy whose warps walk columns moves at most half the bytes per second of one "
+            "that walks rows.",
+            "GB/s copy_col / GB/s copy_row (block 32x8)", Bound::at_most(0.5),
+            "a warp walking a column touches 32 sectors for 128 useful bytes on both sides", ClaimKind::device,
+            [at_default](const RunRows& r) { return at_default(r, "copy_col") / at_default(r, "copy_row"); }},
+      Claim{"strided_store_costs_most", "Reading columns and writing rows (naive_col) is at least twice as fast as "
+            "reading rows and writing columns (naive_row).",
+            "GB/s naive_col / GB/s naive_row (block 32x8)", Bound::at_least(2.0),
+            "a strided load's sectors are used by the block's neighbouring warps, a strided store's sectors are "
+            "written in part; 2x leaves a wide margin",
+            ClaimKind::device,
+            [at_default](const RunRows& r) { return at_default(r, "naive_col") / at_default(r, "naive_row"); }},
+      Claim{"naive_row_like_copy_col", "Writing columns alone (naive_row) costs as much as striding both sides "
+            "(copy_col).",
+            "GB/s naive_row / GB/s copy_col (block 32x8)", Bound::between(0.9, 1.1),
+            "the strided store sets the pace; the strided load adds nothing; 10% allows for noise",
+            ClaimKind::device,
+            [at_default](const RunRows& r) { return at_default(r, "naive_row") / at_default(r, "copy_col"); }},
+      Claim{"l1_not_the_reason", "naive_col with loads that skip L1 (__ldcg) runs close to naive_col: the strided "
+            "loads' sectors are reused in L2.",
+            "GB/s naive_col_l2only / GB/s naive_col (block 32x8)", Bound::at_least(0.85),
+            "if L1 reuse made naive_col fast, skipping L1 would drop it towards naive_row (a third of its "
+            "speed); 15% allows for the extra L2 requests",
+            ClaimKind::device,
+            [at_default](const RunRows& r) { return at_default(r, "naive_col_l2only") / at_default(r, "naive_col"); }},
+      Claim{"diagonal_order_buys_nothing", "Visiting the tiles in diagonal order is no faster than row-major order.",
+            "max of GB/s diagonal_row / naive_row and diagonal_col / naive_col (block 32x8)", Bound::at_most(1.1),
+            "addresses are hashed over the memory channels, so there is no partition camping to avoid; 10% "
+            "allows for the order's effect on L2 locality and noise",
+            ClaimKind::device,
+            [at_default](const RunRows& r) {
+              return std::max(at_default(r, "diagonal_row") / at_default(r, "naive_row"),
+                              at_default(r, "diagonal_col") / at_default(r, "naive_col"));
+            }},
+      Claim{"unroll_does_not_fix_stores", "Four elements per thread leave naive_row's strided stores below half of "
+            "copy_row.",
+            "GB/s unroll4_row / GB/s copy_row (block 32x8)", Bound::at_most(0.5),
+            "more requests in flight do not make a strided store touch fewer sectors", ClaimKind::device,
+            [at_default](const RunRows& r) { return at_default(r, "unroll4_row") / at_default(r, "copy_row"); }},
+      Claim{"narrow_blocks_help_naive_row", "naive_row with blocks 8 threads wide (8x16, 8x32) is at least twice as "
+            "fast as with 32x8 blocks.",
+            "min of GB/s naive_row at 8x16 and 8x32 / GB/s naive_row at 32x8 (block_sweep)", Bound::at_least(2.0),
+            "a store request then covers 8 sectors of 16 useful bytes instead of 32 sectors of 4 bytes",
+            ClaimKind::device,
+            [](const RunRows& r) {
+              const double wide = value_ending(r, "block_sweep", "naive_row block=32x8");
+              return std::min(value_ending(r, "block_sweep", "naive_row block=8x16"),
+                              value_ending(r, "block_sweep", "naive_row block=8x32")) /
+                     wide;
+            }},
   };
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{8192}; };
   d.quick_size = 1000;  // 4 MB, and not a multiple of any block

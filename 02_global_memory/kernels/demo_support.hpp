@@ -58,7 +58,7 @@ class HostMirror {
   PinnedBuffer<T> buf_;
 };
 
-// The sweeps the issue asks for, and the few points --quick keeps.
+// The chapter's sweeps, and the few points --quick keeps.
 inline std::vector<unsigned> offset_sweep(bool quick) {
   if (quick) return {0, 1, 11, 32, 128};
   std::vector<unsigned> v;

@@ -34,7 +34,7 @@ struct OffsetAddData {
 };
 
 // Created on first use and shared by every variant of a demo (the demo's lambdas hold it), so the
-// buffers (1.5 GB on an H200) and their host reference are built once per run.
+// buffers (three of 8x L2 by default) and their host reference are built once per run.
 class OffsetAddState {
  public:
   OffsetAddData& data(std::size_t n) {
