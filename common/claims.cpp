@@ -31,32 +31,6 @@ std::string number(double v) {
   return fmt::format("{:.4g}", v);
 }
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string json_str(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<int>(c));
-        else out += c;
-    }
-  }
-  return out + "\"";
-}
-
 bool is_snake_case(const std::string& s) {
   if (s.empty() || !std::islower(static_cast<unsigned char>(s[0]))) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
@@ -70,7 +44,7 @@ std::string where(std::string_view variant, std::string_view params) {
 
 }  // namespace
 
-std::string json_quote(const std::string& s) { return json_str(s); }
+std::string json_quote(const std::string& s) { return json_string(s); }
 
 std::string Bound::describe() const {
   const bool has_lo = std::isfinite(lo), has_hi = std::isfinite(hi);
@@ -336,9 +310,9 @@ std::string claims_to_csv(const std::vector<ClaimResult>& results, const std::st
                           const std::string& device_name) {
   std::string s = "device,demo,claim,kind,status,value,bound,measure,text,detail\n";
   for (const auto& r : results)
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csv_cell(device_name), csv_cell(demo), csv_cell(r.name),
+    s += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csv_escape(device_name), csv_escape(demo), csv_escape(r.name),
                      to_string(r.kind), to_string(r.status), std::isfinite(r.value) ? fmt::format("{}", r.value) : "",
-                     csv_cell(r.bound), csv_cell(r.measure), csv_cell(r.text), csv_cell(r.detail));
+                     csv_escape(r.bound), csv_escape(r.measure), csv_escape(r.text), csv_escape(r.detail));
   return s;
 }
 
@@ -350,9 +324,9 @@ std::string claims_to_json(const std::vector<ClaimResult>& results) {
     s += fmt::format(
         "\"claim\": {}, \"kind\": \"{}\", \"status\": \"{}\", \"value\": {}, \"bound\": {}, \"measure\": {}, "
         "\"text\": {}, \"why\": {}, \"detail\": {}}}",
-        json_str(r.name), to_string(r.kind), to_string(r.status),
-        std::isfinite(r.value) ? fmt::format("{}", r.value) : "null", json_str(r.bound), json_str(r.measure),
-        json_str(r.text), json_str(r.why), json_str(r.detail));
+        json_string(r.name), to_string(r.kind), to_string(r.status),
+        std::isfinite(r.value) ? fmt::format("{}", r.value) : "null", json_string(r.bound), json_string(r.measure),
+        json_string(r.text), json_string(r.why), json_string(r.detail));
   }
   s += results.empty() ? "]" : "\n  ]";
   return s;

@@ -78,6 +78,18 @@ std::string extra_text(const Row& r, const std::string& key) {
   return *v;
 }
 
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  return fmt::format("{}", v);
+}
+
+std::string csv_number(double v) {
+  if (!std::isfinite(v)) return "";
+  return fmt::format("{}", v);
+}
+
+}  // namespace
+
 std::string csv_escape(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
@@ -103,18 +115,6 @@ std::string json_string(const std::string& s) {
   }
   return out + "\"";
 }
-
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  return fmt::format("{}", v);
-}
-
-std::string csv_number(double v) {
-  if (!std::isfinite(v)) return "";
-  return fmt::format("{}", v);
-}
-
-}  // namespace
 
 void print_table(const std::vector<Row>& rows, std::FILE* out) {
   if (rows.empty()) return;

@@ -41,6 +41,10 @@ struct Row {
 
 };
 
+// A CSV field (quoted when it holds a comma, quote or newline) and a JSON string literal.
+std::string csv_escape(const std::string& s);
+std::string json_string(const std::string& s);
+
 // Formats a number for tables: 4 significant digits, no exponent for ordinary magnitudes.
 std::string format_number(double v);
 
