@@ -44,6 +44,11 @@ def main():
         # README marker rewriting, on a scratch chapter folder.
         chapter = os.path.join(out, "root", "99_scratch")
         os.makedirs(chapter)
+        # The README figures come from the reference set results/readme_source.txt names.
+        os.makedirs(os.path.join(out, "root", "results"))
+        os.symlink(FIXTURE, os.path.join(out, "root", "results", "fixture-gpu"))
+        with open(os.path.join(out, "root", "results", "readme_source.txt"), "w") as f:
+            f.write("fixture-gpu\n")
         with open(os.path.join(chapter, "README.md"), "w") as f:
             f.write("before\n<!-- results:vector_width -->\nstale\n<!-- /results:vector_width -->\nafter\n")
         run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report.py"), FIXTURE, "--out", out,
