@@ -13,7 +13,7 @@ namespace {
 
 using namespace cml::ch05;
 
-constexpr std::size_t kSetAside = 39321600;       // 37.5 MiB: persistingL2CacheMaxSize on H100 / H200
+constexpr std::size_t kSetAside = 39321600;       // 37.5 MiB: an H200's persistingL2CacheMaxSize
 constexpr std::size_t kMaxWindow = 134213632;     // accessPolicyMaxWindowSize reported on A100 / H100
 void* const kBase = reinterpret_cast<void*>(0x7f0000000000);
 
