@@ -311,6 +311,27 @@ def readme_source(root):
     return os.path.join(root, "results", slug)
 
 
+def footnote(root, results, label, entry, d):
+    """One generated line: the claims of `label` as measured in the reference set, with links to the data."""
+    prov = read_json(os.path.join(results, f"provenance.{label}.json")) or \
+        read_json(os.path.join(results, "provenance.json")) or {}
+    claims = claims_summary.read_claims(results).get(label, [])
+    parts = []
+    for r in claims:
+        if r["status"] in ("held", "not_held"):
+            mark = "" if r["status"] == "held" else ", **not held**"
+            parts.append(f"`{r['claim']}` {claims_summary.fmt_value(r['value'])} ({r['bound']}{mark})")
+    held = sum(r["status"] == "held" for r in claims)
+    judged = sum(r["status"] in ("held", "not_held") for r in claims)
+    csv_rel = os.path.relpath(os.path.join(results, f"{label}.csv"), root)
+    rep_rel = os.path.relpath(os.path.join(results, "REPORT.md"), root)
+    command = entry.get("command") or f"build/bin/{demo_of(label, entry)}"
+    head = (f"_Reference: {d.get('name', 'GPU')}, {prov.get('date', '?')} (`{prov.get('git_describe', '?')}`), "
+            f"`{command}`: {held} of {judged} claims held")
+    body = ("; " + "; ".join(parts)) if parts else ""
+    return f"{head}{body}. Data: [CSV](../{csv_rel}), [report](../{rep_rel})._"
+
+
 def render_chapter_readmes(root):
     """{README path: text with every <!-- results:NAME --> block regenerated from the README source set}."""
     results = readme_source(root)
@@ -327,14 +348,7 @@ def render_chapter_readmes(root):
             name = m.group("name")
             if name not in runs:
                 return m.group(0)
-            csv_path = os.path.join(results, f"{name}.csv")
-            prov = read_json(os.path.join(results, f"provenance.{name}.json")) or \
-                read_json(os.path.join(results, "provenance.json")) or {}
-            rel = os.path.relpath(csv_path, root)
-            body = (f"\n_{d.get('name', 'GPU')}, reference set of {prov.get('date', '?')} "
-                    f"(`{prov.get('git_describe', '?')}`), {command_of(name, runs[name])}; "
-                    f"data: [{rel}](../{rel})_\n\n" + markdown_table(runs[name]["rows"], 60))
-            return m.group(1) + body + m.group(4)
+            return m.group(1) + "\n" + footnote(root, results, name, runs[name], d) + "\n" + m.group(4)
 
         out[readme] = MARKER.sub(repl, text)
     readme = os.path.join(root, "README.md")

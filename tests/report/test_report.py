@@ -54,7 +54,8 @@ def main():
         run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report.py"), FIXTURE, "--out", out,
                               "--readmes", "--root", os.path.join(out, "root")], capture_output=True, text=True)
         text = open(os.path.join(chapter, "README.md")).read()
-        if run.returncode != 0 or "stale" in text or "| per_thread |" not in text or not text.endswith("after\n"):
+        if run.returncode != 0 or "stale" in text or "vector_width.csv" not in text or "claims held" not in text \
+                or not text.endswith("after\n"):
             failures.append("README results block was not regenerated")
 
     for f in failures:
