@@ -167,6 +167,8 @@ Demo make_demo() {
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{8192}; };
   d.quick_size = 1000;  // 4 MB, and not a multiple of any block
   d.device_bytes = transpose::device_bytes_square;
+  d.max_size = transpose::max_side_square;
+  d.max_size_reason = transpose::kMaxSideReason;
   d.extras = transpose::shape_options();
   d.warmup_ms = 30.0;
   return d;

@@ -10,12 +10,12 @@
 //            each, pitch 32: 2 banks, 16 wavefronts; pad 1 (pitch 33) still leaves 2-way conflicts (the
 //            two columns overlap in 15 banks); pad 2 (pitch 34) sends one column to even banks and the
 //            other to odd ones: 1 wavefront. The rectangle needs 2 words of padding, the square only 1.
-// The dynamic allocations are sized for their pads. Every output is checked against the CPU reference
-// (identity or the 32 x 16 transpose) before it is timed.
-// Expected observation (measured on an H200, defaults): row_col at pad 0 takes ~4.4x row_row (model 16
-// wavefronts), col_col at pad 0 ~8.1x; pad 1 and pad 2 both time within 1% of row_row: the model's 2
-// wavefronts at pad 1 hide under the per-round barrier/loop cost. Static and dynamic tiles time the same.
+// The measured ratios stay below the wavefront ratios: the barriers and the loop are a fixed cost per
+// round, and the 2 wavefronts of pad 1 hide under it. The dynamic allocations are sized for their pads.
+// Every output is checked against the CPU reference (identity or the 32 x 16 transpose) before it is timed.
+// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/smem_rectangle [--size BLOCKS] [--rounds N] [--csv out.csv]
+#include <algorithm>
 #include <climits>
 #include <string>
 #include <utility>
@@ -31,9 +31,19 @@ namespace {
 using namespace cml;
 using namespace cml::ch03;
 
+// The run's time grows with blocks x rounds; both are capped at 64x their defaults, and so is the product.
+constexpr std::uint64_t kDefaultRounds = 256;
+constexpr std::uint64_t kBlocksPerSm = 32;  // default --size = kBlocksPerSm x SMs
+constexpr std::uint64_t kMaxFactor = 64;
+
 int rounds_option(Context& ctx) {
   const std::uint64_t v = ctx.extra_size("rounds", 2);
-  if (v > (1u << 20)) throw CliError("--rounds must be at most 1M");
+  if (v > kMaxFactor * kDefaultRounds)
+    throw CliError("--rounds must be at most " + std::to_string(kMaxFactor * kDefaultRounds) + " (64x the default)");
+  const std::uint64_t budget = kMaxFactor * kBlocksPerSm * static_cast<std::uint64_t>(ctx.device().sm_count) * kDefaultRounds;
+  if (ctx.size() * v > budget)
+    throw CliError("--size x --rounds = " + std::to_string(ctx.size() * v) + " block-rounds is above this demo's limit of " +
+                   std::to_string(budget) + " (64x the default run's work)");
   return static_cast<int>(v);
 }
 
@@ -66,13 +76,21 @@ void run_patterns(Context& ctx, bool dynamic) {
   }
 }
 
+const char* const kVariants[] = {"static", "dynamic"};
+
+// The worst (lowest or highest) vs_row_row of one point over the static and the dynamic tile.
+double over_variants(const RunRows& r, const char* point, bool lowest) {
+  std::vector<double> v;
+  for (const char* var : kVariants) v.push_back(r.value({var, point, "vs_row_row"}));
+  return lowest ? min_of(v) : max_of(v);
+}
+
 Demo make_demo() {
   Demo d;
   d.name = "smem_rectangle";
   d.summary =
       "A 32x16 block and a rectangular shared tile: the irow/icol remapping that reads the 16x32 tile as its\n"
-      "32x16 transpose, and the padding it needs. Expected: the transposed read costs 16 / 2 / 1 wavefronts\n"
-      "per request with 0 / 1 / 2 words of padding, and with 2 it times within 5% of row_row.";
+      "32x16 transpose, and the padding it needs (2 words, where the square tile needs 1).";
   d.size_meaning = "blocks (each a copy of the book's single 32x16 block with its own tile)";
   d.variants = {
       {"static", "__shared__ tile[16][32 + pad] (tile[32][16 + pad] for col_col)",
@@ -80,9 +98,36 @@ Demo make_demo() {
       {"dynamic", "extern __shared__ tile, 1-D index, allocation sized for the pad",
        [](Context& c) { run_patterns(c, true); }},
   };
+  d.claims = {
+      Claim{"unpadded_transposed_read_is_slow",
+            "Without padding, the remapped transposed read (row_col) is several times slower than row_row.",
+            "min over static and dynamic of vs_row_row of 'row_col pad=0'", Bound::at_least(3.0),
+            "the two tile columns a warp reads sit in 2 banks: 16 wavefronts per read instead of 1; the "
+            "barriers and the loop are a fixed cost per round, so the ratio stays well below 8",
+            ClaimKind::device, [](const RunRows& r) { return over_variants(r, "row_col pad=0", true); }},
+      Claim{"unpadded_column_walk_is_slow",
+            "Without padding, col_col on the 32 x 16 tile (pitch 16) is several times slower than row_row.",
+            "min over static and dynamic of vs_row_row of 'col_col pad=0'", Bound::at_least(4.0),
+            "pitch 16 puts the 32 lanes in 2 banks: 16 wavefronts for both the write and the read",
+            ClaimKind::device, [](const RunRows& r) { return over_variants(r, "col_col pad=0", true); }},
+      Claim{"enough_padding_is_conflict_free",
+            "With enough padding (1 word for col_col, 2 for the transposed read) both take as long as row_row.",
+            "max over static and dynamic of vs_row_row of 'col_col pad=1' and 'row_col pad=2'",
+            Bound::at_most(1.05),
+            "pitch 17 and pitch 34 put every lane of a request in its own bank: 1 wavefront, as row_row; 5% is "
+            "the noise between equal-cost kernels",
+            ClaimKind::device,
+            [](const RunRows& r) {
+              return std::max(over_variants(r, "col_col pad=1", false), over_variants(r, "row_col pad=2", false));
+            }},
+  };
   d.extras = {{"rounds", "write/barrier/read/barrier rounds per block (default 256; 2 with --quick)", "256", true}};
-  d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{32} * static_cast<std::uint64_t>(dev.sm_count); };
+  d.default_size = [](const DeviceInfo& dev) { return kBlocksPerSm * static_cast<std::uint64_t>(dev.sm_count); };
   d.quick_size = 2;
+  d.max_size = [](const DeviceInfo& dev) {
+    return kMaxFactor * kBlocksPerSm * static_cast<std::uint64_t>(dev.sm_count);
+  };
+  d.max_size_reason = "64x the default: the run's time, and the CPU reference, grow in proportion to the blocks";
   d.device_bytes = [](std::uint64_t blocks) { return static_cast<double>(blocks) * kRectThreads * 4.0 + 1e6; };
   d.cold_by_default = false;  // on-chip only
   d.warmup_ms = 20.0;

@@ -14,10 +14,9 @@
 // Not shipped, explained instead (kernels/sync.cuh and the chapter README): a barrier inside divergent code
 // (undefined behaviour, reported by synccheck) and the last-block kernel without the fence (a race on
 // global memory that gives a wrong sum now and then; racecheck only sees shared memory, so it would not
-// even be reported). Every demo here is clean under memcheck, racecheck and synccheck.
-// Expected observation (measured on an H200, defaults): every output matches the CPU reference;
-// wrong_runs = 0 of 1000 for both last-block variants, and the counter is back at 0 after them. (Passing
-// runs cannot prove a fence is there: without it the failure is rare and timing-dependent.)
+// even be reported). Every demo here is clean under memcheck, racecheck and synccheck. Passing runs cannot
+// prove a fence is there: without it the failure is rare and timing-dependent.
+// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/sync_fences [--size N] [--runs R] [--csv out.csv]
 #include <string>
 #include <vector>
@@ -119,13 +118,20 @@ void last_block(Context& ctx) {
              "last block then adds a stale partial and the sum is wrong now and then (not shipped: a racy kernel).");
 }
 
+// A column of a variant's one row (its params name the GPU-dependent grid, so they are not spelled out).
+double only(const RunRows& r, const char* variant, const char* column) {
+  return RunRows::value(*r.rows(variant).front(), column);
+}
+
+constexpr std::uint64_t kDefaultSize = (std::uint64_t{1} << 20) + 7;
+
 Demo make_demo() {
   Demo d;
   d.name = "sync_fences";
   d.summary =
       "__syncthreads semantics (two barriers per reused tile, barrier votes, never a barrier in divergent code)\n"
-      "and the last-block-finishes pattern with __threadfence() / acq_rel atomics. Expected: every output\n"
-      "matches the CPU reference and every one of --runs back-to-back last-block launches gives the exact sum.";
+      "and the last-block-finishes pattern with __threadfence() / acq_rel atomics, launched --runs times back\n"
+      "to back, every result checked.";
   d.size_meaning = "elements (default 1M + 7: not a multiple of the block)";
   d.variants = {
       {"barrier_segment_reverse", "shared tile reused in a grid-stride loop: two barriers per tile",
@@ -134,10 +140,34 @@ Demo make_demo() {
       {"last_block_threadfence", "partial, __threadfence(), atomicAdd ticket; last block sums", last_block<false>},
       {"last_block_atomic_ref", "the same with cuda::atomic_ref fetch_add(acq_rel)", last_block<true>},
   };
+  d.claims = {
+      Claim{"threadfence_sum_always_exact",
+            "With __threadfence() before the ticket, every back-to-back launch of the last-block sum is exact.",
+            "wrong_runs of last_block_threadfence", Bound::at_most(0.0),
+            "the fence makes each partial visible before the ticket that vouches for it; one wrong run is a bug",
+            ClaimKind::device, [](const RunRows& r) { return only(r, "last_block_threadfence", "wrong_runs"); }},
+      Claim{"acq_rel_ticket_sum_always_exact",
+            "With an acq_rel atomic_ref ticket, every back-to-back launch of the last-block sum is exact.",
+            "wrong_runs of last_block_atomic_ref", Bound::at_most(0.0),
+            "release orders the partial before the ticket, acquire orders the last block's reads after it; one "
+            "wrong run is a bug",
+            ClaimKind::device, [](const RunRows& r) { return only(r, "last_block_atomic_ref", "wrong_runs"); }},
+      Claim{"acq_rel_costs_no_more_than_fence",
+            "The acq_rel ticket costs no more time than __threadfence() followed by a relaxed atomicAdd.",
+            "median_ms last_block_atomic_ref / last_block_threadfence", Bound::at_most(1.15),
+            "acq_rel orders only what the ticket needs, the fence is a full one; both kernels last a few "
+            "microseconds, so 15% is left for noise",
+            ClaimKind::device,
+            [](const RunRows& r) {
+              return only(r, "last_block_atomic_ref", "median_ms") / only(r, "last_block_threadfence", "median_ms");
+            }},
+  };
   d.extras = {{"runs", "back-to-back launches of each last-block variant (default 1000; 20 with --quick)", "1000",
                true}};
-  d.default_size = [](const DeviceInfo&) { return (std::uint64_t{1} << 20) + 7; };
+  d.default_size = [](const DeviceInfo&) { return kDefaultSize; };
   d.quick_size = 100003;
+  d.max_size = [](const DeviceInfo&) { return std::uint64_t{64} * kDefaultSize; };
+  d.max_size_reason = "64x the default: the CPU references and the --runs back-to-back launches grow with it";
   d.device_bytes = [](std::uint64_t n) { return 3.0 * static_cast<double>(n) * sizeof(unsigned) + 16e6; };
   d.warmup_ms = 20.0;
   return d;

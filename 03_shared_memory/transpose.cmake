@@ -1,3 +1,3 @@
-# Shared-memory (tiled) transposes (issue 5): unpadded, padded, swizzled, several elements per thread,
-# and the 64 x 64 float4 tiles that must reach 0.90x cudaMemcpy D2D.
+# Shared-memory (tiled) transposes: unpadded, padded, swizzled, several elements per thread, and the
+# 64 x 64 float4 tiles, against the naive global transpose and cudaMemcpy D2D.
 add_demo(transpose_shared SOURCES transpose_shared.cu)

@@ -280,8 +280,25 @@ inline constexpr const char* kSizeMeaning =
     "N for an N x N fp32 matrix (--rows/--cols for M x N); the size column counts elements";
 
 // Bytes of device memory a demo run needs for an N x N matrix: input, output and the two buffers of the
-// in-run copy ceiling (the L2 flush buffer is already allocated when this is checked).
-inline double device_bytes_square(std::uint64_t n) { return 4.0 * static_cast<double>(n) * n * sizeof(float); }
+// in-run copy ceiling (the L2 flush buffer is already allocated when this is checked). In double
+// throughout: --size 500G asks for 4.6e24 bytes, far past any integer type.
+inline double device_bytes_square(std::uint64_t n) {
+  const double side = static_cast<double>(n);
+  return 4.0 * side * side * sizeof(float);
+}
+
+// The largest --size (N) whose four N x N matrices fit in this GPU's memory: a Demo::max_size, so a
+// larger side is refused before anything is allocated, with this limit and kMaxSideReason.
+inline std::uint64_t max_side_square(const DeviceInfo& dev) {
+  const double per_element = 4.0 * sizeof(float);
+  auto fits = [&](std::uint64_t n) { return device_bytes_square(n) <= static_cast<double>(dev.total_memory); };
+  auto n = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(dev.total_memory) / per_element));
+  while (n > 0 && !fits(n)) --n;
+  while (fits(n + 1)) ++n;
+  return n;
+}
+inline constexpr const char* kMaxSideReason =
+    "the four N x N fp32 matrices (input, output and the two of the copy ceiling) must fit in this GPU's memory";
 
 // The demo's matrix shape; throws CliError (exit 2) for a zero side or a matrix that cannot fit.
 inline Shape demo_shape(Context& ctx) {

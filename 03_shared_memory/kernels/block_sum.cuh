@@ -11,8 +11,8 @@ inline constexpr unsigned kFullMask = 0xffffffffu;  // all 32 lanes take part in
 namespace {
 
 // Butterfly: after log2(32) steps every lane holds the warp's sum. The _sync shuffles name the lanes that
-// take part; a mask that leaves out a lane that executes the shuffle is undefined behaviour (one of the
-// seed programs passes 0xffff on full warps), so every lane runs it with the full mask.
+// take part; a mask that leaves out a lane that executes the shuffle is undefined behaviour (a common
+// mistake is 0xffff on full warps), so every lane runs it with the full mask.
 template <class T>
 __device__ __forceinline__ T warp_sum_xor(T v) {
 #pragma unroll

@@ -34,7 +34,7 @@ inline const char* rect_pattern_name(RectPattern p) {
 }
 
 // Dynamic shared memory the padded tiles need. The pitch includes the pad, so the allocation must too:
-// passing the unpadded size (as one of the seed programs does) makes the last rows fall off the end.
+// passing the unpadded size (an easy mistake) makes the last rows fall off the end.
 constexpr std::size_t square_dynamic_bytes(unsigned pad) {
   return std::size_t{kSquareDim} * (kSquareDim + pad) * sizeof(unsigned);
 }

@@ -30,7 +30,7 @@ namespace {
 // Reverses each kSyncBlock-element segment through a shared tile, grid-stride over the segments, so each
 // block reuses its tile. Two barriers per segment: the first makes the tile complete before anyone reads
 // it (read-after-write); the second keeps the next segment's writes from overwriting elements a slower
-// thread has not read yet (write-after-read; one of the seed programs has only the first). The loop
+// thread has not read yet (write-after-read, the barrier that is easy to forget). The loop
 // condition depends on the block, not the thread, so every thread of a block runs the same iterations.
 __global__ void __launch_bounds__(kSyncBlock)
     segment_reverse_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, std::size_t n) {

@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "02_global_memory/kernels/transpose_global.cuh"
 #include "common/cuda_check.hpp"
@@ -133,7 +135,7 @@ __global__ void __launch_bounds__(kSide* kBlockRows)
 }
 
 // ---- The padded tile, with less integer work per element -------------------------------------------
-// Same data movement as transpose_padded_tile_kernel, three changes measured one by one: interior tiles
+// Same data movement as transpose_padded_tile_kernel, three changes, each its own variant: interior tiles
 // (all but the right and bottom edges) skip the per-element bounds checks; matrices with fewer than 2^32
 // elements index with 32-bit arithmetic (Index = unsigned); and kStreaming marks the loads and stores
 // evict-first (__ldcs / __stcs), since every byte is touched exactly once.
@@ -213,7 +215,9 @@ __device__ __forceinline__ void load_tile_vec4(const float* __restrict__ in, std
 
 // Phase 1 with cp.async (sm_80+): each 16-byte chunk goes from global memory to shared memory without
 // passing through registers, so the thread issues all four and moves on. Completion is awaited with
-// __pipeline_wait_prior and made visible to the block by the next __syncthreads.
+// __pipeline_wait_prior and made visible to the block by the next __syncthreads. Compiled for an older
+// architecture, __pipeline_memcpy_async quietly becomes an ordinary load and store: the kernel below is
+// therefore only built for sm_80 and newer, and its launcher refuses older devices.
 __device__ __forceinline__ void load_tile_async(const float* __restrict__ in, std::size_t cols, const WideTile& w,
                                                 float* tile) {
   const int t = threadIdx.x;
@@ -279,9 +283,21 @@ __device__ __forceinline__ void fetch_tile(const float* __restrict__ in, std::si
   else load_tile_scalar(in, rows, cols, w, tile);  // synchronous; visible after the next barrier
 }
 
-__global__ void __launch_bounds__(kWideThreads, 6)
+// Six 256-thread blocks per SM where cp.async exists; the sm_75 build (a trap, never launched) asks for
+// one, since 1536 threads do not fit on an sm_75 SM.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define CML_TILE64_ASYNC_MIN_BLOCKS 1
+#else
+#define CML_TILE64_ASYNC_MIN_BLOCKS 6
+#endif
+__global__ void __launch_bounds__(kWideThreads, CML_TILE64_ASYNC_MIN_BLOCKS)
     transpose_tile64_async_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
                                   std::size_t cols, TileGrid g, bool aligned) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  // No cp.async before sm_80: never launched there (launch_transpose_tile64_async checks the device).
+  (void)in, (void)out, (void)rows, (void)cols, (void)g, (void)aligned;
+  __trap();
+#else
   __shared__ __align__(16) float tiles[2][kWide * kWide];
   const unsigned count = g.blocks();
   unsigned id = blockIdx.x;  // the launcher never starts more blocks than tiles
@@ -301,6 +317,7 @@ __global__ void __launch_bounds__(kWideThreads, 6)
     __syncthreads();  // tiles[buf] is refilled by the next iteration's fetch
     buf ^= 1;
   }
+#endif
 }
 
 // ---- Launchers --------------------------------------------------------------------------------------
@@ -388,26 +405,49 @@ inline void launch_transpose_tile64_vec4(const float* in, float* out, std::size_
   CUDA_CHECK_LAUNCH();
 }
 
+// cp.async (and so tile64_async) needs compute capability 8.0 or newer. "" when a device of compute
+// capability major.minor has it, else the reason, for Waived or a skipped test.
+inline std::string tile64_async_unsupported(int major, int minor) {
+  if (major >= 8) return "";
+  return "cp.async needs compute capability 8.0 or newer; this GPU is " + std::to_string(major) + "." +
+         std::to_string(minor);
+}
+// The same for the current device.
+inline std::string tile64_async_unsupported() {
+  int device = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  return tile64_async_unsupported(major, minor);
+}
+
 // Persistent grid: as many blocks as fit on the GPU at once (never more than tiles). `max_blocks` > 0
-// caps it further; the tests use it to make each block walk many tiles through both buffers.
+// caps it further; the tests use it to make each block walk many tiles through both buffers. Throws
+// std::runtime_error on a device without cp.async (the kernel is not built for it).
 inline void launch_transpose_tile64_async(const float* in, float* out, std::size_t rows, std::size_t cols,
                                           cudaStream_t s, unsigned max_blocks = 0) {
   if (rows == 0 || cols == 0) return;
-  prefer_shared<transpose_tile64_async_kernel>();
-  const TileGrid g = ch02::tile_grid(cols, rows, kWide, kWide);
   // Blocks resident at once on the current device, computed once per device (the occupancy query costs
-  // host time that would show in the timing of small matrices).
+  // host time that would show in the timing of small matrices), and whether the device has cp.async.
   static int cached_device = -1;
   static unsigned resident = 0;
+  static std::string unsupported;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   if (device != cached_device) {
-    int sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, transpose_tile64_async_kernel, kWideThreads, 0));
-    resident = static_cast<unsigned>(std::max(1, sms * per_sm));
+    unsupported = tile64_async_unsupported();
+    if (unsupported.empty()) {
+      prefer_shared<transpose_tile64_async_kernel>();
+      int sms = 0, per_sm = 0;
+      CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      CUDA_CHECK(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, transpose_tile64_async_kernel, kWideThreads, 0));
+      resident = static_cast<unsigned>(std::max(1, sms * per_sm));
+    }
     cached_device = device;
   }
+  if (!unsupported.empty()) throw std::runtime_error("tile64_async: " + unsupported);
+  const TileGrid g = ch02::tile_grid(cols, rows, kWide, kWide);
   unsigned blocks = std::min(g.blocks(), resident);
   if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
   transpose_tile64_async_kernel<<<blocks, kWideThreads, 0, s>>>(in, out, rows, cols, g,

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "02_global_memory/kernels/transpose_global.cuh"
@@ -170,6 +171,39 @@ TEST(AccessModel, NaiveKernelsSectorsPerRequest) {
   EXPECT_EQ(cml::model::tile_access(32, 8, 8192, 4, false).sectors_per_request(), 32.0);
   // The thin 8-wide blocks of the seeds' table: a column request covers 8 rows x 16 bytes.
   EXPECT_EQ(cml::model::tile_access(8, 32, 8192, 4, false).sectors_per_request(), 8.0);
+}
+
+// tile64_async is cp.async: a device older than compute capability 8.0 gets the reason, never the kernel.
+TEST(Tile64, AsyncNeedsComputeCapability80) {
+  EXPECT_EQ(tile64_async_unsupported(7, 5), "cp.async needs compute capability 8.0 or newer; this GPU is 7.5");
+  EXPECT_EQ(tile64_async_unsupported(7, 0), "cp.async needs compute capability 8.0 or newer; this GPU is 7.0");
+  EXPECT_EQ(tile64_async_unsupported(8, 0), "");
+  EXPECT_EQ(tile64_async_unsupported(8, 6), "");
+  EXPECT_EQ(tile64_async_unsupported(9, 0), "");
+  EXPECT_EQ(tile64_async_unsupported(10, 0), "");
+}
+
+// --size N needs four N x N fp32 matrices; the largest side accepted is the largest whose four fit.
+TEST(Sizes, DeviceBytesOfHugeSidesStayExact) {
+  EXPECT_DOUBLE_EQ(cml::transpose::device_bytes_square(8192), 16.0 * 8192.0 * 8192.0);
+  // 500G: (500 * 2^30)^2 * 16 = 4e6 * 2^60 bytes, about 4.6e24 (no integer type holds it).
+  const double n = 500.0 * 1073741824.0;
+  EXPECT_DOUBLE_EQ(cml::transpose::device_bytes_square(std::uint64_t{500} << 30), 16.0 * n * n);
+  EXPECT_GT(cml::transpose::device_bytes_square(std::uint64_t{500} << 30), 4.6e24);
+}
+
+TEST(Sizes, MaxSideIsTheLargestWhoseFourMatricesFit) {
+  for (std::size_t mem : {std::size_t{0}, std::size_t{16}, std::size_t{1} << 30, std::size_t{80} * 1000 * 1000 * 1000,
+                          std::size_t{143771} * 1024 * 1024, std::size_t{1} << 40}) {
+    cml::DeviceInfo dev;
+    dev.total_memory = mem;
+    const std::uint64_t n = cml::transpose::max_side_square(dev);
+    EXPECT_LE(cml::transpose::device_bytes_square(n), static_cast<double>(mem)) << mem;
+    EXPECT_GT(cml::transpose::device_bytes_square(n + 1), static_cast<double>(mem)) << mem;
+  }
+  cml::DeviceInfo h100;
+  h100.total_memory = std::size_t{80} * 1000 * 1000 * 1000;
+  EXPECT_EQ(cml::transpose::max_side_square(h100), 70710u);  // floor(sqrt(80e9 / 16))
 }
 
 }  // namespace
