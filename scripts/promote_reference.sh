@@ -2,7 +2,7 @@
 # Maintainers only: make a finished run the committed reference set of its GPU, results/<gpu>/, and
 # regenerate the figures the chapter READMEs quote from it. `scripts/run_all.sh --reference` calls this
 # after a clean run; it can also promote a run made earlier:
-#   scripts/promote_reference.sh runs/<gpu>-<date>-<time> [--build-dir build]
+#   scripts/promote_reference.sh runs/<gpu>-<date>-<time> [--build-dir build] [--no-readmes]
 #
 # A demo this run waived (peer_to_peer on a one-GPU host, say) keeps the earlier reference's data for it,
 # with that data's own provenance (provenance.<label>.json), and its claims are judged again on that data
@@ -14,7 +14,15 @@ cd "$CML_ROOT"
 run=${1:-}
 [ -n "$run" ] && [ -d "$run" ] || die "usage: promote_reference.sh RUN_DIR [--build-dir DIR]"
 build_dir=build
-[ "${2:-}" = --build-dir ] && build_dir=$3
+readmes=--readmes
+shift
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build-dir) build_dir=$2; shift 2 ;;
+    --no-readmes) readmes=""; shift ;;
+    *) die "unknown option $1" ;;
+  esac
+done
 [ -f "$run/status.txt" ] && [ -f "$run/provenance.json" ] || die "$run is not a finished run (status.txt, provenance.json)"
 grep -q '|failed|' "$run/status.txt" && die "$run has failed demos: not a reference"
 
@@ -64,5 +72,5 @@ mv "$stage" "$dest"
 trap - EXIT
 rm -rf "$dest.old"
 ensure_matplotlib
-python3 scripts/report.py "$dest" --readmes
+python3 scripts/report.py "$dest" $readmes
 log "reference set $dest replaced by $run; review and commit results/ and the chapter READMEs"

@@ -79,7 +79,9 @@ def main():
     prov = {
         "date": now.strftime("%Y-%m-%d"),
         "time": now.strftime("%H:%M:%S %Z"),
-        "git_describe": sh(["git", "describe", "--always", "--dirty", "--tags"]) or "not a git checkout",
+        # CML_SOURCE_VERSION names the code when the tree was copied without its .git.
+        "git_describe": os.environ.get("CML_SOURCE_VERSION")
+        or sh(["git", "describe", "--always", "--dirty", "--tags"]) or "not a git checkout",
         "command": a.command,
         "wall_s": a.wall_s,
         "gpu_count": len(g),
