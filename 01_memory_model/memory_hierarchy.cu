@@ -1,4 +1,4 @@
-// memory_hierarchy: everything this GPU says about its memory, and the seed chapter's table of memory
+// memory_hierarchy: everything this GPU says about its memory, and the blog chapter's table of memory
 // spaces filled in for it.
 //
 // Shows:
@@ -11,7 +11,7 @@
 //                   unified L1/shared size per SM) comes from NVIDIA's documentation for this compute
 //                   capability (kernels/unified_l1.hpp) and says so in `source`; for an architecture the
 //                   documentation does not list, the row stays empty and `source` says "not documented".
-//   memory_spaces - the seed's table (存储器 / 位置 / 缓存 / 存取 / 范围 / 生命周期: space, location, cached,
+//   memory_spaces - the blog post's table (存储器 / 位置 / 缓存 / 存取 / 范围 / 生命周期: space, location, cached,
 //                   access, scope, lifetime) with a column of what each space amounts to on this GPU.
 // No timing: these are facts. Shared memory is carved out of the unified storage: the largest share it
 // can get (shared_per_sm) never exceeds the unified size, and what is left is L1.
@@ -221,7 +221,7 @@ Demo make_demo() {
   d.name = "memory_hierarchy";
   d.summary =
       "Everything the device reports about its memory (each fact read through cudaDeviceProp and\n"
-      "cudaDeviceGetAttribute where both exist; verified = they agree) and the seed chapter's table of\n"
+      "cudaDeviceGetAttribute where both exist; verified = they agree) and the blog chapter's table of\n"
       "memory spaces (location, cached, access, scope, lifetime) filled in for this GPU. No timing.";
   d.size_meaning = "unused";
   d.variants = {

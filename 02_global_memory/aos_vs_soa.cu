@@ -1,9 +1,9 @@
-// aos_vs_soa: the seed's {x, y} update (x += 10, y += 20) as an array of structs and as a struct of
-// arrays (the seed's simpleMathAoS / simpleMathSoA), plus an 8-byte aligned struct, the same array read
+// aos_vs_soa: the blog post's {x, y} update (x += 10, y += 20) as an array of structs and as a struct of
+// arrays (the blog post's simpleMathAoS / simpleMathSoA), plus an 8-byte aligned struct, the same array read
 // as float4 (two structs per access), and an x-only update in place that leaves y untouched.
 //
 // Shows, next to each timing, the model's useful-byte ratio per request (model_efficiency): 50% for the
-// seed's struct (a warp's x load touches 8 sectors to use 4 bytes of every 8) against 100% for SoA, the
+// blog post's struct (a warp's x load touches 8 sectors to use 4 bytes of every 8) against 100% for SoA, the
 // aligned struct and float4; and the bytes the pattern must move from DRAM (model_mb_moved).
 // Every layout is verified against the CPU reference (outputs poisoned; the in-place variants start
 // from a fresh copy of the input) before it is timed. Each buffer is 8x L2 by default.
@@ -71,7 +71,7 @@ class LayoutState {
 
 std::uint64_t sectors_of(std::uint64_t bytes) { return (bytes + model::kSectorBytes - 1) / model::kSectorBytes; }
 
-// The seed's struct: x and y are separate 4-byte requests on the same sectors, which are counted once.
+// The blog post's struct: x and y are separate 4-byte requests on the same sectors, which are counted once.
 std::vector<ArrayTraffic> aos_traffic(std::size_t n) {
   const double req = warp_requests(n);
   const std::uint64_t all = sectors_of(8 * n);
@@ -170,7 +170,7 @@ Demo make_demo() {
   Demo d;
   d.name = "aos_vs_soa";
   d.summary =
-      "The seed's {x, y} update (x += 10, y += 20) as AoS (50% useful bytes per request), SoA, an 8-byte\n"
+      "The blog post's {x, y} update (x += 10, y += 20) as AoS (50% useful bytes per request), SoA, an 8-byte\n"
       "aligned struct, float4 pairs, and x-only in place: the layout matters to DRAM only when part of each\n"
       "struct goes unused.";
   d.size_meaning = "structs per array (default 8x L2 bytes / 8)";
@@ -207,7 +207,7 @@ Demo make_demo() {
               return max_of(v) / min_of(v);
             }},
       Claim{"aos_reaches_ceiling",
-            "The seed's array of structs, with 50% efficient requests, runs at the copy ceiling.",
+            "The blog post's array of structs, whose requests use half of each sector,, runs at the copy ceiling.",
             "vs_ceiling aos", Bound::at_least(0.9),
             "the half-used sectors of the x request are the y request's, served from L1 and merged in L2; 10% "
             "allows for the extra requests and noise",

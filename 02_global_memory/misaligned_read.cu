@@ -1,9 +1,9 @@
 // misaligned_read: C[i] = A[i + k] + B[i + k], the loads shifted by k elements (Best Practices 9.2.1.3,
-// the seed's readSegment and readSegmentUnroll).
+// the blog post's readSegment and readSegmentUnroll).
 //
-// Shows: the offset sweep k = 0..32, 64, 128 for the seed's one-element-per-thread kernel and for the
+// Shows: the offset sweep k = 0..32, 64, 128 for the blog post's one-element-per-thread kernel and for the
 // 4-way unrolled kernel (4 elements blockDim.x apart per thread, grid divided by 4, every element
-// bounds-checked), then unroll4 with 128..1024 threads per block at the seed's offsets 0, 11, 128.
+// bounds-checked), then unroll4 with 128..1024 threads per block at the blog post's offsets 0, 11, 128.
 // Every point is verified against the CPU reference (C poisoned first) before it is timed. Each buffer
 // is 8x L2 by default, so DRAM is measured, not L2; vs_ceiling is the copy ceiling of the same run.
 // Whenever k % 8 != 0 a warp's 128 bytes straddle 5 sectors instead of 4 (80% load efficiency, as ncu
@@ -48,12 +48,12 @@ Demo make_demo() {
   Demo d;
   d.name = "misaligned_read";
   d.summary =
-      "C[i] = A[i+k] + B[i+k] for k = 0..32, 64, 128: the seed's kernel, a 4-way unrolled kernel, and\n"
+      "C[i] = A[i+k] + B[i+k] for k = 0..32, 64, 128: the blog post's kernel, a 4-way unrolled kernel, and\n"
       "unroll4 with 128..1024 threads per block. A misaligned warp touches 5 sectors instead of 4, but\n"
       "DRAM still moves each sector once.";
   d.size_meaning = "floats per buffer (A, B and C; default 8x L2 bytes / 4)";
   d.variants = {
-      {"read_offset", "one element per thread, 512 threads per block (the seed's kernel)",
+      {"read_offset", "one element per thread, 512 threads per block (the blog post's kernel)",
        [state](Context& c) { offset_sweep_variant(c, *state, with_block(launch_offset_add<PlainLoad>, kSeedBlock)); }},
       {"read_offset_unroll4", "4 elements per thread blockDim.x apart, grid / 4, loads before stores",
        [state](Context& c) {

@@ -1,4 +1,4 @@
-// misaligned_write: C[i + k] = A[i] + B[i], the stores shifted by k elements (the seed's writeSegment),
+// misaligned_write: C[i + k] = A[i] + B[i], the stores shifted by k elements (the blog post's writeSegment),
 // and C[i + k] = A[i + k] + B[i + k], both sides shifted (the book's exercise readWriteSegment).
 //
 // Shows: the offset sweep k = 0..32, 64, 128 for the one-element-per-thread kernel and the 4-way

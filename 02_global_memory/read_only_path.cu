@@ -1,4 +1,4 @@
-// read_only_path: plain loads vs __ldg vs const __restrict__ (the seed's 只读缓存 section).
+// read_only_path: plain loads vs __ldg vs const __restrict__ (the blog post's 只读缓存 section).
 //
 // Shows: c[i] = a[i] + b[i] with one and with four elements per thread, written one statement per
 // element, loading through plain pointers, through __ldg, and through const __restrict__ pointers;

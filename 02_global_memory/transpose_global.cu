@@ -1,4 +1,4 @@
-// transpose_global: matrix transposes through global memory only — the seeds' eight kernels, the
+// transpose_global: matrix transposes through global memory only — the blog posts' eight kernels, the
 // "thin blocks" table, and one experiment that tests whether L1 is what makes reading columns cheap.
 //
 // Shows: a transpose moves the bytes of a copy, but one side of it must walk a column. copy_row (both
@@ -81,7 +81,7 @@ std::function<void(Context&)> variant(const Kernel& k) {
   return [&k](Context& ctx) { run_kernel(ctx, k, kDefaultBlock); };
 }
 
-// The seeds' thin-blocks table: both naive kernels with every block from (32,32) to (8,8).
+// The blog posts' thin-blocks table: both naive kernels with every block from (32,32) to (8,8).
 void block_sweep(Context& ctx) {
   const unsigned sides[] = {32, 16, 8};
   for (const Kernel* k : {&kNaiveCol, &kNaiveRow})

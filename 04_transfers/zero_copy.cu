@@ -1,6 +1,6 @@
 // zero_copy: a vector add reading mapped (zero-copy) host memory vs reading device memory.
 //
-// Shows: the seed's slowdown table. c = a + b with a and b in device memory (`device`), in mapped pinned host
+// Shows: the blog post's slowdown table. c = a + b with a and b in device memory (`device`), in mapped pinned host
 // memory read by the kernel across PCIe (`mapped`), and in mapped memory read at a misaligned offset
 // (`mapped_offset`); plus what zero-copy competes with in practice, copying a and b in first
 // (`copy_then_compute`: two pinned cudaMemcpyAsync, then the same kernel). c is always device memory.
@@ -290,7 +290,7 @@ Demo make_demo() {
   d.name = "zero_copy";
   d.summary =
       "Vector add reading mapped (zero-copy) host memory vs device memory over 1 KB ... --size per array: the\n"
-      "seed's slowdown table, the crossover against copy-then-compute, a misaligned offset.";
+      "blog post's slowdown table, the crossover against copy-then-compute, a misaligned offset.";
   d.size_meaning = "largest bytes per array (the sweep runs 1 KB, 4 KB, ... up to it)";
   d.variants = {
       {"mapping_facts", "cudaDeviceMapHost without cudaSetDeviceFlags; cudaHostGetDevicePointer under UVA",

@@ -1,4 +1,4 @@
-// Array of structs vs struct of arrays: the seed's {x, y} update (x += 10, y += 20) in several layouts.
+// Array of structs vs struct of arrays: the blog post's {x, y} update (x += 10, y += 20) in several layouts.
 //
 // One kernel body, update_kernel<Layout>, walks 4 elements per thread blockDim.x apart (loads first,
 // then stores); the Layout decides how element i is loaded and stored, and so which instructions the

@@ -9,7 +9,7 @@
 
 namespace cml::ch02 {
 
-// The seed's struct: 8 bytes but only 4-byte aligned, so the compiler must load x and y separately.
+// The blog post's struct: 8 bytes but only 4-byte aligned, so the compiler must load x and y separately.
 struct InnerStruct {
   float x;
   float y;
@@ -21,7 +21,7 @@ struct __align__(8) InnerStructAligned {
   float y;
 };
 
-static_assert(sizeof(InnerStruct) == 8 && alignof(InnerStruct) == 4, "the seed's layout");
+static_assert(sizeof(InnerStruct) == 8 && alignof(InnerStruct) == 4, "the blog post's layout");
 static_assert(sizeof(InnerStructAligned) == 8 && alignof(InnerStructAligned) == 8, "one 8-byte access");
 
 __host__ __device__ inline InnerStruct updated(InnerStruct s) { return {s.x + 10.0f, s.y + 20.0f}; }

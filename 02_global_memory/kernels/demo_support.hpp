@@ -81,7 +81,7 @@ inline std::vector<unsigned> block_sweep(bool quick) {
   return {128, 256, 512, 1024};
 }
 
-// The seed's three offsets: aligned, misaligned, and aligned again one 512-byte step later.
+// The blog post's three offsets: aligned, misaligned, and aligned again one 512-byte step later.
 inline std::vector<unsigned> seed_offsets(bool quick) {
   if (quick) return {0, 11};
   return {0, 11, 128};

@@ -1,4 +1,4 @@
-// C[i + w] = A[i + r] + B[i + r] for i < n: the seed's misaligned-read kernel (w = 0), its
+// C[i + w] = A[i + r] + B[i + r] for i < n: the blog post's misaligned-read kernel (w = 0), its
 // misaligned-write kernel (r = 0), and both sides misaligned (r = w) in one body.
 //
 // Every buffer holds n + kMaxOffset elements (offset_add_reference.hpp), so any offset up to kMaxOffset
@@ -18,11 +18,11 @@
 namespace cml::ch02 {
 
 inline constexpr int kOffsetUnroll = 4;
-inline constexpr unsigned kSeedBlock = 512;  // the seed's block size
+inline constexpr unsigned kSeedBlock = 512;  // the blog post's block size
 
 namespace {
 
-// One element per thread: the seed's kernel. Each thread has one 4-byte load per array in flight.
+// One element per thread: the blog post's kernel. Each thread has one 4-byte load per array in flight.
 template <class Load = PlainLoad>
 __global__ void offset_add_kernel(const float* a, const float* b, float* c, std::size_t n, unsigned r, unsigned w) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;

@@ -51,7 +51,7 @@ struct TileIndex {
 // Diagonal order, defined for any grid: block b takes tile row y = b % tiles_y and tile column
 // x = (b / tiles_y + y) % tiles_x, so consecutive blocks step one tile down and one to the right. Every tile
 // is taken exactly once: b <-> (b / tiles_y, y) is one-to-one, and for each y, q -> (q + y) % tiles_x is a
-// cyclic shift. On a square grid of T x T tiles, with b = by * T + bx, this is the seeds' mapping
+// cyclic shift. On a square grid of T x T tiles, with b = by * T + bx, this is the blog posts' mapping
 // (x = (bx + by) % T, y = bx), which they could only use for square grids.
 template <BlockOrder kOrder>
 __host__ __device__ inline TileIndex tile_of(unsigned block, unsigned tiles_x, unsigned tiles_y) {
@@ -125,7 +125,7 @@ __global__ void transpose_naive_col_kernel(const float* __restrict__ in, float* 
 }
 
 // ---- Unrolled naive transposes: four elements per thread, blockDim.x apart ------------------------
-// The grid has a quarter of the blocks along x (the seeds' version that forgot to shrink the grid wrote
+// The grid has a quarter of the blocks along x (the blog posts' version that forgot to shrink the grid wrote
 // every element four times). All four loads are issued before the first store, so each thread has four
 // requests in flight; each element has its own guard, so no tail is dropped.
 

@@ -1,4 +1,4 @@
-// The seed's zero-copy experiment: a vector add whose inputs may live in device memory or in mapped
+// The blog post's zero-copy experiment: a vector add whose inputs may live in device memory or in mapped
 // (zero-copy) host memory. With mapped inputs every load crosses PCIe; nothing is cached between launches.
 #pragma once
 

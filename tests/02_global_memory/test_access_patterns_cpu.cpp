@@ -63,7 +63,7 @@ TEST(Ch02OffsetTraffic, FiveSectorsPerRequestUnlessAlignedToASector) {
     EXPECT_GE(read.bytes_moved, aligned);
     EXPECT_LE(read.bytes_moved, aligned + 2 * 32);
   }
-  // The seed's 80% load efficiency at offset 11 (ncu: 4 of 5 sectors used), stores at 100%.
+  // The blog post's 80% load efficiency at offset 11 (ncu: 4 of 5 sectors used), stores at 100%.
   const LaunchModel m = summarize_traffic(offset_add_traffic(n, 11, 0));
   EXPECT_NEAR(m.efficiency, (2 * 128.0 + 128.0) / (2 * 160.0 + 128.0), 1e-12);
 }

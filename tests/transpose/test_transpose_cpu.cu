@@ -77,7 +77,7 @@ TEST(BlockOrder, BothOrdersVisitEveryTileOnce) {
     }
 }
 
-// On a square grid the diagonal order is the seeds' mapping: launch (bx, by) -> tile ((bx + by) % T, bx).
+// On a square grid the diagonal order is the blog posts' mapping: launch (bx, by) -> tile ((bx + by) % T, bx).
 TEST(BlockOrder, DiagonalIsTheSeedsMappingOnSquareGrids) {
   for (unsigned t = 1; t <= 16; ++t)
     for (unsigned by = 0; by < t; ++by)
@@ -169,7 +169,7 @@ TEST(AccessModel, NaiveKernelsSectorsPerRequest) {
   // naive_row with 32x8 blocks: loads along a row (4 sectors), stores down a column (32 sectors).
   EXPECT_EQ(cml::model::tile_access(32, 8, 8192, 4, true).sectors_per_request(), 4.0);
   EXPECT_EQ(cml::model::tile_access(32, 8, 8192, 4, false).sectors_per_request(), 32.0);
-  // The thin 8-wide blocks of the seeds' table: a column request covers 8 rows x 16 bytes.
+  // The thin 8-wide blocks of the blog posts' table: a column request covers 8 rows x 16 bytes.
   EXPECT_EQ(cml::model::tile_access(8, 32, 8192, 4, false).sectors_per_request(), 8.0);
 }
 
