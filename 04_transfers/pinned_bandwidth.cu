@@ -348,7 +348,7 @@ std::vector<Claim> claims() {
               return min_of(pinned_at_plateau(r, "vs_link"));
             }},
       Claim{"pageable_far_below_pinned",
-            "Pageable (malloc'd) memory copies large buffers at most about half as fast as pinned memory, both ways.",
+            "From pageable (malloc'd) memory a large copy runs well below the pinned rate, both ways.",
             "highest vs_best_pinned of pageable over both directions at the largest size", Bound::at_most(0.6),
             "the CPU first copies pageable data through the driver's pinned staging buffer; that memcpy, not the "
             "link, sets the pace",
@@ -365,7 +365,7 @@ std::vector<Claim> claims() {
             ClaimKind::host,
             [](const RunRows& r) { return both_dirs(r, "malloc_host", kMinBytes, "vs_best_pinned", true); }},
       Claim{"one_mb_copies_past_half",
-            "From 1 MB per copy on, a pinned copy moves more than half of the large-copy bandwidth.",
+            "A 1 MB pinned copy already moves more than half of the large-copy bandwidth.",
             "lowest vs_best_pinned of malloc_host at 1 MB over both directions", Bound::at_least(0.5),
             "at 1 MB the transfer itself takes several times the per-copy cost",
             ClaimKind::host,
