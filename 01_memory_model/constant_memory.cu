@@ -150,8 +150,8 @@ Demo make_demo() {
             "reads from __constant__ memory.",
             "median_ms constant_divergent / slower of median_ms ldg_divergent, global_divergent",
             Bound::at_least(4.0),
-            "the L1 path serves a whole 128-byte line per request, so 32 lanes in a few lines cost a few "
-            "requests instead of 32 replays; 4x is far below the gap",
+            "the L1 path serves a warp's scattered addresses as 32-byte sectors in one request, with no replay "
+            "per address; 4x is far below the gap",
             ClaimKind::device,
             [](const RunRows& r) {
               const double slower_l1 = std::max(r.value({"ldg_divergent", "", "median_ms"}),

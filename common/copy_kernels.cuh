@@ -31,9 +31,9 @@ __global__ void copy_vec4_kernel(const float* __restrict__ in, float* __restrict
 }
 
 // UNROLL float4 loads per thread, all issued before the first store, so each thread keeps
-// UNROLL x 16 bytes in flight. Each of the UNROLL steps is still coalesced. On an H200 this is *slower*
-// than one float4 per thread (4157 vs 4248 GB/s): with one float4 per thread the grid already has enough
-// 16-byte loads in flight, and a 4x smaller grid leaves fewer blocks to hide the tail of the launch.
+// UNROLL x 16 bytes in flight. Each of the UNROLL steps is still coalesced. It is not faster than one
+// float4 per thread (bandwidth_ceiling's more_ilp_buys_nothing): with one float4 per thread the grid
+// already has enough 16-byte loads in flight, and a smaller grid leaves fewer blocks to hide the tail.
 template <int UNROLL>
 __global__ void copy_vec4_ilp_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
   const std::size_t n4 = n / 4;

@@ -4,7 +4,8 @@
 //
 // Constant memory is served by a per-SM constant cache that delivers ONE address per cycle to a warp:
 // a uniform read is a broadcast, a read with k distinct addresses is replayed k times. The L1/read-only
-// path instead serves whole 128-byte lines, so divergent addresses that share lines cost far less there.
+// path instead serves all of a warp's addresses in one request (the 32-byte sectors they touch), so
+// divergent addresses cost far less there.
 #pragma once
 
 #include <cuda_runtime.h>

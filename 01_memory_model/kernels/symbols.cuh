@@ -14,7 +14,7 @@ namespace {
 inline constexpr int kCoeffCount = 16;
 
 __device__ float g_value;                  // lives in global memory for the whole program
-__constant__ float c_coeffs[kCoeffCount];  // 64 KB constant bank, cached, broadcast to a warp
+__constant__ float c_coeffs[kCoeffCount];  // in the 64 KB constant space: cached, broadcast to a warp
 __device__ float* g_target;                // a pointer the host fills in
 
 // One thread: the point is where the value lives, not parallelism.
