@@ -123,8 +123,8 @@ Demo make_demo() {
               return RunRows::value(*r.rows("legacy_config_api").front(), "bank_bytes_after_set");
             }},
       Claim{"wide_loads_follow_wavefront_model",
-            "Relative to 4-byte stride 1, every 4-, 8- and 16-byte pattern but the 8-byte broadcast takes as "
-            "long as the model's wavefronts per request (half-warp and quarter-warp groups).",
+            "Every 4-, 8- and 16-byte pattern but the 8-byte broadcast takes as many times the 4-byte stride-1 "
+            "time as it needs wavefronts per request (half-warp and quarter-warp groups).",
             "max over access_rules rows but w8 broadcast of |vs_w4_stride1 / model_wavefronts_per_req - 1|",
             Bound::at_most(0.10),
             "one wavefront per clock; the launch and the tile fill are a fixed cost of a few percent that makes "

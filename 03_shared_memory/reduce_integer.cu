@@ -174,8 +174,8 @@ Demo make_demo() {
                   "both read the input once with wide loads and many bytes in flight; 10% is the noise between "
                   "two kernels at the same ceiling"),
       ratio_claim("unrolling_beats_interleaved",
-                  "Adding four blocks' worth while loading is at least 1.8x as fast as the interleaved in-place "
-                  "reduction.",
+                  "Each block summing four blocks' worth of input as it loads (four loads in flight) is much faster "
+                  "than the in-place interleaved reduction.",
                   {"smem_unroll4"}, {"gmem_interleaved"}, Bound::at_least(1.8),
                   "the in-place rung reads and writes global memory at every level of its tree with one load in "
                   "flight per thread; smem_unroll4 reads each element once, four loads in flight"),

@@ -212,7 +212,7 @@ Demo make_demo() {
                     "same global accesses and 1 wavefront per shared request in both; 5% is the noise between "
                     "two identical-cost kernels"),
       ratio_of_rows("several_elements_per_thread",
-                    "Four elements per thread (32 x 8 threads per 32 x 32 tile) beat one element per thread.",
+                    "Four elements per thread (32 x 8 threads per 32 x 32 tile) are at least half again as fast as one.",
                     "tiled_multi", "tiled_padded", Bound::at_least(1.5),
                     "a 1024-thread block with one load per thread keeps few bytes in flight per SM between its "
                     "barriers; four loads per thread before the barrier hide far more DRAM latency"),
