@@ -3,8 +3,8 @@
 # Order of precedence:
 #   1. the user's -DCMAKE_CUDA_ARCHITECTURES=... (or the CUDAARCHS environment variable) always wins;
 #   2. `native` when a GPU is visible (nvidia-smi lists one);
-#   3. otherwise every architecture the toolkit supports from sm_75 on, so that a build made on a machine
-#      with no GPU (CI, a build box) runs on any CUDA GPU from Turing on:
+#   3. otherwise code for every GPU from sm_75 (Turing) on that the toolkit supports, so that a build made
+#      on a machine with no GPU (CI, a build box) runs on any of them:
 #
 #        nvcc >= 12.8:  75-real;80-real;86-real;89-real;90-real;100-real;120-real;100-virtual
 #        nvcc <  12.8:  75-real;80-real;86-real;89-real;90-real;90-virtual
@@ -23,11 +23,12 @@
 #
 # The nvcc version is not known before project(), so nvcc is found as CMake will find it
 # (CMAKE_CUDA_COMPILER, then CUDACXX, then PATH and $CUDA_PATH/bin, then /usr/local/cuda/bin) and asked.
-# CML_CUDA_ARCH_REASON ends up as the reason CMakeLists.txt prints beside the list. The automatic choice
+# CML_ARCH_REASON is the reason CMakeLists.txt prints beside the list. The automatic choice
 # is remembered in the cache, so a later configure of the same build dir reports it as such (and not as
 # "set by the user"); delete the build dir (or pass -DCMAKE_CUDA_ARCHITECTURES) to choose again.
 
-# 1. Where is nvcc, and which release is it? Sets _cml_nvcc and _cml_nvcc_version ("" when unknown).
+# 1. Where is nvcc, which release is it, which architectures does it list? Sets _cml_nvcc,
+#    _cml_nvcc_version ("" when unknown) and _cml_nvcc_archs (e.g. 75;80;...; "" when unknown).
 function(_cml_find_nvcc_version)
   set(nvcc "")
   if(CMAKE_CUDA_COMPILER)
@@ -131,7 +132,7 @@ else()
     _cml_fallback_architectures("${_cml_nvcc_version}" "${_cml_nvcc_archs}")
     set(_cml_arch "${_cml_fallback}")
     if(_cml_nvcc_version)
-      string(CONCAT _cml_reason "no GPU visible: nvcc ${_cml_nvcc_version}'s list for every GPU from sm_75 on "
+      string(CONCAT _cml_reason "no GPU visible: every GPU from sm_75 on that nvcc ${_cml_nvcc_version} supports "
                     "(SASS for the -real entries, PTX the driver JIT-compiles for the rest)")
     else()
       set(_cml_reason "no GPU visible, nvcc version unknown: the list for CUDA 12.0-12.7 (SASS + PTX)")
