@@ -4,7 +4,7 @@
 // 16-byte elements; then all lanes at one address (broadcast), a random permutation of 32 consecutive
 // elements, 32 random elements, column 0 of a tile padded to 33 elements per row, and a column of a
 // 32-wide tile stored with an XOR swizzle. The kernel (kernels/lane_pattern.cuh) is bound by shared
-// memory: every thread issues 16 independent loads per round for --size loads in all, on 4 blocks of 256
+// memory: every thread makes 16 independent loads per round for --size loads in all, on 4 blocks of 256
 // threads per SM. Beside each time: the access model's wavefronts per request, the conflict-free
 // minimum for the width (1, 2 or 4: 8-byte loads are served a half-warp and 16-byte loads a quarter-warp
 // per wavefront) and the conflict degree (their ratio). Shared memory serves one wavefront per clock per

@@ -174,7 +174,7 @@ std::string validate_claims(const std::vector<Claim>& claims);
 
 // --claims: the declarations, without running anything.
 void print_claim_list(const std::vector<Claim>& claims, std::FILE* out);
-// The verdicts after a run, for people.
+// The results after a run, for people.
 void print_claim_results(const std::vector<ClaimResult>& results, std::FILE* out);
 // Text for --help: one line per claim (name, bound, sentence).
 std::string claims_help(const std::vector<Claim>& claims);
@@ -187,7 +187,7 @@ std::string claims_to_json(const std::vector<ClaimResult>& results);
 // A JSON string literal for `s` (quotes, backslashes and control characters escaped).
 std::string json_quote(const std::string& s);
 
-// Reads a CSV written by to_csv() back into rows (for judging an earlier run's data). Throws
+// Reads a CSV written by to_csv() back into rows (to judge rows saved with --csv). Throws
 // std::runtime_error with the file name and line on malformed input.
 std::vector<Row> read_rows_csv(const std::string& path);
 // The numeric members of the "device" object of a run's JSON (l2_bytes, sm_count ...), read leniently:

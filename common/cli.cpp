@@ -236,7 +236,7 @@ std::string usage(const CliSpec& spec) {
     << "  --claim NAME        judge (or list) only this claim (repeatable; default: all)\n"
     << "  --claims-csv FILE|- write one row per claim: held, not held or not applicable, value and bound\n"
     << "  --strict            exit 1 when a device-side claim does not hold\n"
-    << "  --claims-eval FILE  judge the claims on the rows of an earlier run's --csv FILE (no GPU)\n"
+    << "  --claims-eval FILE  judge the claims on rows saved with --csv FILE (no GPU)\n"
     << "  --plan-sizes        show the default size and device memory on common GPUs and exit; needs no GPU\n";
   for (const auto& e : spec.extras) {
     std::string flag = "--" + e.name + " " + (e.is_size ? "N" : "X");

@@ -52,7 +52,7 @@ struct Options {
   std::vector<std::string> variants;  // empty: all
   std::vector<std::string> claims;    // --claim: judge/list only these (empty: all)
   std::string claims_csv_path;        // one row per claim ("" none, "-" stdout)
-  std::string claims_eval_path;       // judge the claims on an earlier run's CSV instead of running
+  std::string claims_eval_path;       // judge the claims on rows saved with --csv instead of running
   std::optional<std::uint64_t> size;
   std::optional<int> reps;
   std::optional<double> warmup_ms;

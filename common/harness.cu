@@ -254,7 +254,7 @@ std::vector<std::string> variant_names(const Demo& demo) {
   return out;
 }
 
-// Prints the verdicts, writes --claims-csv, and returns the exit code the claims ask for (0 or 1).
+// Prints the claim results, writes --claims-csv, and returns the exit code the claims ask for (0 or 1).
 int report_claims(const Demo& demo, const Options& opts, const std::vector<ClaimResult>& results,
                   const std::string& device_name, std::FILE* human) {
   print_claim_results(results, human);
@@ -292,7 +292,7 @@ int plan_sizes(const Demo& demo) {
   return all_fit ? kExitOk : kExitFailure;
 }
 
-// --claims-eval FILE: the claims judged on an earlier run's CSV (and its JSON's device facts, if beside it).
+// --claims-eval FILE: the claims judged on rows saved with --csv (and its JSON's device facts, if beside it).
 int evaluate_offline(const Demo& demo, const Options& opts) {
   std::vector<Row> rows;
   try {
