@@ -14,9 +14,12 @@
 // computes the whole chain per word in closed form).
 // With one stream nothing overlaps (n = 1 is the sequential time); with n chunks only the first chunk's copy
 // in and the last chunk's copy out cannot hide behind a kernel, which is what the model's tT/n term says.
+// --timeline FILE records one sequential and one staged run with CUDA events between the steps of every
+// chunk and writes them as a Chrome trace (timeline.hpp): the overlap, visible without Nsight Systems.
 // What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
-// Run: build/bin/stream_overlap [--size 64M] [--steps N] [--csv overlap.csv]
+// Run: build/bin/stream_overlap [--size 64M] [--steps N] [--timeline overlap.json] [--csv overlap.csv]
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +31,7 @@
 #include "04_transfers/kernels/lcg.cuh"
 #include "04_transfers/kernels/overlap_model.hpp"
 #include "04_transfers/kernels/pipeline.cuh"
+#include "04_transfers/kernels/timeline.hpp"
 #include "04_transfers/kernels/transfer_kernels.cuh"
 #include "common/harness.hpp"
 
@@ -52,6 +56,7 @@ struct Overlap {
   std::vector<cudaStream_t> stream_handles;  // the same, as the launcher takes them
   std::vector<cudaEvent_t> join_handles;
   std::uint32_t steps = 0;
+  int timeline_streams = 0;
   std::vector<std::uint32_t> expected;
   std::optional<Timing> h2d, kernel, d2h, sequential;
 };
@@ -176,6 +181,10 @@ Overlap* setup(Context& ctx) {
     o->join_handles.push_back(o->joins.back());
   }
   fill_pattern_host(o->h_in.words(), o->n, kSeed);
+  const std::uint64_t ts = ctx.extra_size("timeline-streams");
+  if (ts > kMaxStreams)
+    throw CliError(fmt::format("--timeline-streams: at most {}, got {}", kMaxStreams, ts));
+  o->timeline_streams = static_cast<int>(ts);
 
   // The transfers do not depend on the kernel: measure them first, then size the kernel to them.
   o->h2d = measure_h2d(ctx, *o);
@@ -197,6 +206,68 @@ Overlap* setup(Context& ctx) {
                        ctx.device().async_engines,
                        ctx.device().async_engines < 2 ? " (H2D and D2H share one copy engine: they serialize)" : ""));
   return o.get();
+}
+
+// ---- Timeline -------------------------------------------------------------------------------------------
+
+// One run of the pipeline (streams = 0: sequential) with events between the steps of every chunk,
+// verified like the timed runs. The events add a few microseconds per step; the timed rows carry none.
+std::optional<TimelineRun> trace_pipeline(Context& ctx, Overlap& o, int streams) {
+  const int chunks = streams == 0 ? 1 : chunks_used(o.n, streams);
+  std::vector<std::array<Event, 4>> events(static_cast<std::size_t>(chunks));
+  std::vector<ChunkEvents> marks;
+  for (auto& e : events) marks.push_back({e[0], e[1], e[2], e[3]});
+  Event origin;
+  cudaStream_t s = ctx.stream();
+  poison_all(o, s);
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  origin.record(s);
+  if (streams == 0)
+    launch_pipeline_sequential(pipeline_of(o), s, marks.data());
+  else
+    launch_pipeline_staged(pipeline_of(o), streams, o.stream_handles.data(), o.fork, o.join_handles.data(), s,
+                           marks.data());
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const std::string label =
+      streams == 0 ? std::string("sequential, one stream") : fmt::format("staged, {} streams", streams);
+  if (!ctx.check(check_host_out(o), "timeline: " + label)) return std::nullopt;
+
+  std::vector<StepTimes> steps;
+  for (int k = 0; k < chunks; ++k) {
+    const Chunk c = streams == 0 ? Chunk{0, o.n} : chunk_of(o.n, streams, k, kChunkAlignWords);
+    const std::size_t bytes = c.count * sizeof(std::uint32_t);
+    auto at = [&](int i) { return static_cast<double>(events[k][i].elapsed_ms_since(origin)); };
+    steps.push_back({k, k, Step::h2d, at(0), at(1), bytes});
+    steps.push_back({k, k, Step::kernel, at(1), at(2), 2 * bytes});
+    steps.push_back({k, k, Step::d2h, at(2), at(3), bytes});
+  }
+  TimelineRun run{label, streams == 0 ? 1 : streams, 0.0, engine_spans(steps)};
+  for (const Span& sp : run.spans) run.total_ms = std::max(run.total_ms, sp.t.end_ms);
+  return run;
+}
+
+void write_timeline(Context& ctx, Overlap& o, const std::string& path) {
+  std::vector<TimelineRun> runs;
+  for (int streams : {0, o.timeline_streams}) {
+    std::optional<TimelineRun> r = trace_pipeline(ctx, o, streams);
+    if (!r) return;
+    runs.push_back(std::move(*r));
+  }
+  const DeviceInfo& d = ctx.device();
+  const std::vector<std::pair<std::string, std::string>> about = {
+      {"demo", "stream_overlap"},
+      {"device", d.name},
+      {"words", std::to_string(o.n)},
+      {"bytes_each_way", std::to_string(o.n * sizeof(std::uint32_t))},
+      {"kernel_multiply_adds_per_word", std::to_string(o.steps)},
+      {"async_engine_count", std::to_string(d.async_engines)},
+      {"how", "CUDA events recorded between the steps of every chunk; a step starts when its stream reached it "
+              "and its engine had finished the previous chunk's step of the same kind"},
+  };
+  write_file_atomically(path, chrome_trace_json(runs, about));
+  ctx.note(fmt::format("timeline: {} (sequential {:.3f} ms, {} streams {:.3f} ms, traced); open it in "
+                       "https://ui.perfetto.dev or draw it with scripts/timeline_plot.py",
+                       path, runs[0].total_ms, runs[1].streams, runs[1].total_ms));
 }
 
 // ---- Variants -------------------------------------------------------------------------------------------
@@ -271,6 +342,8 @@ void staged(Context& ctx) {
                          "sequential ({:.3f} ms); tE = {:.3f} ms, tT = {:.3f} ms",
                          best, best_ms, best_model, best_ms / best_model, o.sequential->stats.median / best_ms,
                          o.sequential->stats.median, t_e, t_t));
+  const std::string timeline = ctx.extra_text("timeline");
+  if (!timeline.empty()) write_timeline(ctx, o, timeline);
 }
 
 // ---- Claims -------------------------------------------------------------------------------------------
@@ -326,7 +399,13 @@ Demo make_demo() {
       {"staged", "n = 1..8 chunks, each H2D -> kernel -> D2H in its own stream", staged},
   };
   d.claims = claims();
-  d.extras = {{"steps", "multiply-adds per word in the kernel (0 = calibrate to 1.05x the transfer time)", "0", true}};
+  d.extras = {
+      {"steps", "multiply-adds per word in the kernel (0 = calibrate to 1.05x the transfer time)", "0", true},
+      {"timeline", "trace one sequential and one staged run with CUDA events into this Chrome-trace JSON "
+                   "(Perfetto opens it; scripts/timeline_plot.py draws it)",
+       "", false},
+      {"timeline-streams", "streams in the staged run of --timeline (1..8)", "4", true},
+  };
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{64} << 20; };
   d.quick_size = std::uint64_t{1} << 20;
   d.cold_by_default = false;

@@ -241,7 +241,8 @@ std::string usage(const CliSpec& spec) {
   for (const auto& e : spec.extras) {
     std::string flag = "--" + e.name + " " + (e.is_size ? "N" : "X");
     if (flag.size() < 18) flag.resize(18, ' ');
-    u << "  " << flag << "  " << e.help << " (default " << e.default_value << ")\n";
+    u << "  " << flag << "  " << e.help << (e.default_value.empty() ? "" : " (default " + e.default_value + ")")
+      << "\n";
   }
   if (!spec.claims_help.empty()) u << "\n" << spec.claims_help;
   u << "\nexit codes: 0 ok (also when a claim does not hold, unless --strict), 1 verification or CUDA failure,\n"

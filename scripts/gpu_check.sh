@@ -5,8 +5,9 @@
 # main job, scripts/run_all.sh, into an untracked runs/ folder: a device-side claim that does not hold
 # fails the check), ending with a one-screen summary.
 # --claims-run DIR judges a run the main job already made (scripts/run_all.sh) instead of running the
-# demos again.
-#   scripts/gpu_check.sh [--logs DIR] [--build-dir DIR] [--no-claims | --claims-run DIR]
+# demos again. --no-build checks a build folder as it is (e.g. built on a machine without a GPU and
+# copied here, where the same absolute path must hold it): no configure, no compile.
+#   scripts/gpu_check.sh [--logs DIR] [--build-dir DIR] [--no-build] [--no-claims | --claims-run DIR]
 set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$CML_ROOT"
@@ -14,13 +15,15 @@ build=build
 logs=""
 claims=1
 claims_run=""
+no_build=0
 while [ $# -gt 0 ]; do
   case $1 in
     --logs) logs=$2; shift 2 ;;
     --build-dir) build=$2; shift 2 ;;
     --no-claims) claims=0; shift ;;
+    --no-build) no_build=1; shift ;;
     --claims-run) claims_run=$2; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
 done
@@ -31,14 +34,20 @@ jobs=$(nproc 2>/dev/null || echo 4)
 status_configure=FAIL status_build=FAIL status_ctest=FAIL status_memcheck=FAIL status_claims=FAIL
 [ $claims -eq 0 ] && status_claims=skipped
 
-if [ -f "$build/CMakeCache.txt" ]; then
+if [ $no_build -eq 1 ]; then
+  [ -f "$build/CTestTestfile.cmake" ] && [ -f "$build/demos.txt" ] || die "--no-build: $build holds no build"
+  echo "--no-build: checking $build as built ($(grep -m1 '^CMAKE_CUDA_ARCHITECTURES' "$build/CMakeCache.txt"))" \
+    | tee "$logs/configure.log" "$logs/build.log"
+  status_configure=ok status_build=ok
+elif [ -f "$build/CMakeCache.txt" ]; then
   cmake "$build" >"$logs/configure.log" 2>&1 && status_configure=ok
 elif [ "$build" = build ]; then
   cmake --preset release >"$logs/configure.log" 2>&1 && status_configure=ok
 else
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$logs/configure.log" 2>&1 && status_configure=ok
 fi
-if [ $status_configure = ok ] && cmake --build "$build" -j "$jobs" >"$logs/build.log" 2>&1; then status_build=ok; fi
+if [ $no_build -eq 1 ]; then :
+elif [ $status_configure = ok ] && cmake --build "$build" -j "$jobs" >"$logs/build.log" 2>&1; then status_build=ok; fi
 if [ $status_build = ok ]; then
   ctest --test-dir "$build" -j "$jobs" --timeout 600 --output-on-failure >"$logs/ctest.log" 2>&1 && status_ctest=ok
   bash scripts/sanitize.sh --tools memcheck --targets demos --build "$build" --logs "$logs/sanitize" \

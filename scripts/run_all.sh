@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: build (Release; native architecture when a GPU is visible) if needed, run every demo at
 # its default sizes, judge each demo's claims on this GPU, and write everything to a new run folder
-#   runs/<gpu>-<date>-<time>/   (CSV/JSON/claims per demo, logs/, provenance.json, REPORT.md, plots/)
+#   runs/<gpu>-<date>-<time>/   (CSV/JSON/claims per demo, the stream timeline, logs/, provenance.json,
+#                                REPORT.md, plots/)
 # which git ignores: a run never changes a tracked file. It ends with a summary: demos ok / waived /
 # failed, device-side claims held N of M (each one not held with its numbers), host-dependent claims.
 #
@@ -100,9 +101,12 @@ for r in "${runs[@]}"; do
   k=$((k + 1))
   IFS='|' read -r demo label args <<<"$r"
   t0=$(date +%s)
+  # Outputs beyond the table: the stream timeline (drawn by the report as plots/<label>_timeline.png).
+  outputs=()
+  [ "$demo" = stream_overlap ] && outputs=(--timeline "$out/$label.timeline.json")
   # shellcheck disable=SC2086
   "$build_dir/bin/$demo" "${quick[@]}" $args --csv "$out/$label.csv" --json "$out/$label.json" \
-    --claims-csv "$out/$label.claims.csv" >"$out/logs/$label.log" 2>&1
+    --claims-csv "$out/$label.claims.csv" "${outputs[@]}" >"$out/logs/$label.log" 2>&1
   rc=$?
   now=$(date +%s)
   elapsed=$((now - start))

@@ -1,5 +1,5 @@
 // Host-only logic of 04_transfers: the transfer pattern, the CPU references, the overlap models and
-// chunking, and the PCIe link reader.
+// chunking, the timeline (engine inference, Chrome trace), and the PCIe link reader.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -13,6 +13,7 @@
 #include "04_transfers/kernels/lcg_reference.hpp"
 #include "04_transfers/kernels/overlap_model.hpp"
 #include "04_transfers/kernels/pcie_link.hpp"
+#include "04_transfers/kernels/timeline.hpp"
 #include "04_transfers/kernels/transfer_pattern.hpp"
 #include "04_transfers/kernels/vector_add_reference.hpp"
 
@@ -106,6 +107,56 @@ TEST(TransfersVectorAdd, OffsetShiftsTheInputs) {
   fill_vector_add_inputs(a.data(), b.data(), n + off);
   const auto c = vector_add_reference(a.data(), b.data(), n, off);
   for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(c[i], a[i + off] + b[i + off]);
+}
+
+// ---- Timeline -----------------------------------------------------------------------------------------
+
+// Two chunks in two streams, both H2D copies ready at the fork: the second copy waits for the copy
+// engine, its kernel for the first kernel; the D2H of chunk 0 starts when its own kernel ends.
+std::vector<StepTimes> two_chunk_steps() {
+  return {
+      {0, 0, Step::h2d, 0.0, 1.0, 100}, {0, 0, Step::kernel, 1.0, 3.0, 200}, {0, 0, Step::d2h, 3.0, 4.0, 100},
+      {1, 1, Step::h2d, 0.0, 2.0, 100}, {1, 1, Step::kernel, 2.0, 5.0, 200}, {1, 1, Step::d2h, 5.0, 6.0, 100},
+  };
+}
+
+TEST(TransfersTimeline, EachEngineTakesItsStepsInIssueOrder) {
+  const std::vector<Span> spans = engine_spans(two_chunk_steps());
+  ASSERT_EQ(spans.size(), 6u);
+  EXPECT_DOUBLE_EQ(spans[0].start_ms, 0.0);  // H2D chunk 0
+  EXPECT_DOUBLE_EQ(spans[3].start_ms, 1.0);  // H2D chunk 1: ready at 0, copy engine free at 1
+  EXPECT_DOUBLE_EQ(spans[1].start_ms, 1.0);  // kernel chunk 0
+  EXPECT_DOUBLE_EQ(spans[4].start_ms, 3.0);  // kernel chunk 1: ready at 2, SMs free at 3
+  EXPECT_DOUBLE_EQ(spans[5].start_ms, 5.0);  // D2H chunk 1: ready at 5, engine free since 4
+  for (const Span& s : spans) {
+    EXPECT_LE(s.t.ready_ms, s.start_ms);
+    EXPECT_LE(s.start_ms, s.t.end_ms);
+  }
+}
+
+TEST(TransfersTimeline, AStepNeverStartsAfterItEnds) {
+  // Events on different streams may report a step finishing before the previous step of its kind (the
+  // copy engines are not strictly in order): the span is then empty, never negative.
+  const std::vector<Span> spans = engine_spans({{0, 0, Step::h2d, 0.0, 2.0, 1}, {1, 1, Step::h2d, 0.0, 1.5, 1}});
+  EXPECT_DOUBLE_EQ(spans[1].start_ms, 1.5);
+  EXPECT_DOUBLE_EQ(spans[1].t.end_ms, 1.5);
+}
+
+TEST(TransfersTimeline, ChromeTraceHasOneRowPerStreamAndEngine) {
+  TimelineRun run{"staged, 2 streams", 2, 6.0, engine_spans(two_chunk_steps())};
+  const std::string json = chrome_trace_json({run}, {{"device", "a \"quoted\" GPU"}});
+  // Two stream rows and three engine rows, named; every step twice (its stream's row and its engine's).
+  for (const char* name : {"\"stream 0\"", "\"stream 1\"", "\"H2D copies (host to device)\"",
+                           "\"kernels (SMs)\"", "\"D2H copies (device to host)\""})
+    EXPECT_NE(json.find(name), std::string::npos) << name;
+  std::size_t complete = 0;
+  for (std::size_t at = json.find("\"ph\":\"X\""); at != std::string::npos; at = json.find("\"ph\":\"X\"", at + 1))
+    ++complete;
+  EXPECT_EQ(complete, 12u);
+  // Microseconds: chunk 1's kernel starts at 3 ms and lasts 2 ms.
+  EXPECT_NE(json.find(R"("name":"kernel chunk 1","cat":"kernel","ts":3000.000,"dur":2000.000)"), std::string::npos);
+  EXPECT_NE(json.find(R"("device":"a \"quoted\" GPU")"), std::string::npos);
+  EXPECT_EQ(json.rfind("]}\n"), json.size() - 3);
 }
 
 // ---- Overlap models and chunking --------------------------------------------------------------------------

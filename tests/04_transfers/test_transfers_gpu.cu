@@ -217,6 +217,53 @@ TEST(TransfersPipeline, SequentialAndStagedOverOneToEightStreamsAreExact) {
   }
 }
 
+TEST(TransfersPipeline, TracedRunIsExactAndItsEventsAreInOrder) {
+  CML_REQUIRE_GPU();
+  const std::size_t n = 1000003;  // 4 chunks of 250112 words (the last one shorter)
+  const std::uint32_t steps = 37;
+  const std::size_t bytes = n * sizeof(std::uint32_t);
+  EXPECT_EQ(chunks_used(n, 4), 4);
+  EXPECT_EQ(chunks_used(1300, 4), 3);  // 256-word alignment: 512 + 512 + 276 words, the fourth empty
+  EXPECT_EQ(chunks_used(100, 8), 1);
+  HostBuffer h_in(HostKind::malloc_host, bytes), h_out(HostKind::malloc_host, bytes);
+  DeviceBuffer<std::uint32_t> d_in(n), d_out(n);
+  fill_pattern_host(h_in.words(), n, 5);
+  std::vector<std::uint32_t> want(n);
+  lcg_reference(h_in.words(), want.data(), n, steps);
+  std::vector<Stream> streams(4);
+  std::vector<Event> joins, marks;
+  std::vector<cudaStream_t> sh;
+  std::vector<cudaEvent_t> jh;
+  for (int k = 0; k < 4; ++k) {
+    joins.emplace_back(cudaEventDisableTiming);
+    sh.push_back(streams[k]);
+    jh.push_back(joins.back());
+  }
+  for (int i = 0; i < 16; ++i) marks.emplace_back();
+  std::vector<ChunkEvents> ev;
+  for (int k = 0; k < 4; ++k) ev.push_back({marks[4 * k], marks[4 * k + 1], marks[4 * k + 2], marks[4 * k + 3]});
+  Event fork(cudaEventDisableTiming), origin;
+  Stream main;
+  const Pipeline p{h_in.words(), d_in.data(), d_out.data(), h_out.words(), n, steps};
+  d_out.poison(main);
+  CUDA_CHECK(cudaStreamSynchronize(main));
+  poison_host(h_out.data(), bytes);
+  origin.record(main);
+  launch_pipeline_staged(p, 4, sh.data(), fork, jh.data(), main, ev.data());
+  CUDA_CHECK(cudaStreamSynchronize(main));
+  const auto r = compare_exact(h_out.words(), want.data(), n);
+  EXPECT_TRUE(r.ok()) << first_of(r);
+  // Within a chunk the four events complete in order; every one after the origin.
+  for (int k = 0; k < 4; ++k) {
+    double prev = 0.0;
+    for (int i = 0; i < 4; ++i) {
+      const double t = marks[4 * k + i].elapsed_ms_since(origin);
+      EXPECT_GE(t, prev) << "chunk " << k << " event " << i;
+      prev = t;
+    }
+  }
+}
+
 // ---- Batching: unpack kernel, per-chunk copies, 2-D copy ------------------------------------------------
 
 TEST(TransfersBatching, EveryPathLandsChunksInPlaceAndLeavesGaps) {

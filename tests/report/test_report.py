@@ -15,7 +15,7 @@ EXPECTED_PLOTS = """
 latency_ladder cache_bandwidth bandwidth_ceiling misaligned_read misaligned_write strided_copy
 load_caching_dlcm_ca load_caching_dlcm_cg vector_width aos_vs_soa read_only_path managed_vs_manual
 transpose_global transpose_shared transpose_shared_16384 bank_conflicts reduce_integer pinned_h2d pinned_d2h
-zero_copy stream_overlap managed_memory transfer_batching l2_sliding_window l2_competing_streams
+zero_copy stream_overlap stream_overlap_timeline managed_memory transfer_batching l2_sliding_window l2_competing_streams
 """.split()
 
 
