@@ -181,6 +181,22 @@ TEST(TransfersLcgKernel, MatchesTheClosedFormAtOddSizes) {
   }
 }
 
+// The streams, join events and fork event the staged pipeline takes.
+struct ChunkStreams {
+  explicit ChunkStreams(int k) : streams(static_cast<std::size_t>(k)) {
+    for (int i = 0; i < k; ++i) {
+      joins.emplace_back(cudaEventDisableTiming);
+      handles.push_back(streams[i]);
+      join_handles.push_back(joins.back());
+    }
+  }
+  std::vector<Stream> streams;
+  std::vector<Event> joins;
+  std::vector<cudaStream_t> handles;
+  std::vector<cudaEvent_t> join_handles;
+  Event fork{cudaEventDisableTiming};
+};
+
 TEST(TransfersPipeline, SequentialAndStagedOverOneToEightStreamsAreExact) {
   CML_REQUIRE_GPU();
   const std::size_t n = 1000003;
@@ -191,16 +207,10 @@ TEST(TransfersPipeline, SequentialAndStagedOverOneToEightStreamsAreExact) {
   fill_pattern_host(h_in.words(), n, 3);
   std::vector<std::uint32_t> want(n);
   lcg_reference(h_in.words(), want.data(), n, steps);
-  std::vector<Stream> streams(8);
-  std::vector<Event> joins;
-  std::vector<cudaStream_t> sh;
-  std::vector<cudaEvent_t> jh;
-  for (int k = 0; k < 8; ++k) {
-    joins.emplace_back(cudaEventDisableTiming);
-    sh.push_back(streams[k]);
-    jh.push_back(joins.back());
-  }
-  Event fork(cudaEventDisableTiming);
+  ChunkStreams cs(8);
+  const auto& sh = cs.handles;
+  const auto& jh = cs.join_handles;
+  Event& fork = cs.fork;
   Stream main;
   const Pipeline p{h_in.words(), d_in.data(), d_out.data(), h_out.words(), n, steps};
   for (int chunks = 0; chunks <= 8; ++chunks) {
@@ -230,26 +240,18 @@ TEST(TransfersPipeline, TracedRunIsExactAndItsEventsAreInOrder) {
   fill_pattern_host(h_in.words(), n, 5);
   std::vector<std::uint32_t> want(n);
   lcg_reference(h_in.words(), want.data(), n, steps);
-  std::vector<Stream> streams(4);
-  std::vector<Event> joins, marks;
-  std::vector<cudaStream_t> sh;
-  std::vector<cudaEvent_t> jh;
-  for (int k = 0; k < 4; ++k) {
-    joins.emplace_back(cudaEventDisableTiming);
-    sh.push_back(streams[k]);
-    jh.push_back(joins.back());
-  }
-  for (int i = 0; i < 16; ++i) marks.emplace_back();
+  ChunkStreams cs(4);
+  std::vector<Event> marks(16);
   std::vector<ChunkEvents> ev;
   for (int k = 0; k < 4; ++k) ev.push_back({marks[4 * k], marks[4 * k + 1], marks[4 * k + 2], marks[4 * k + 3]});
-  Event fork(cudaEventDisableTiming), origin;
+  Event origin;
   Stream main;
   const Pipeline p{h_in.words(), d_in.data(), d_out.data(), h_out.words(), n, steps};
   d_out.poison(main);
   CUDA_CHECK(cudaStreamSynchronize(main));
   poison_host(h_out.data(), bytes);
   origin.record(main);
-  launch_pipeline_staged(p, 4, sh.data(), fork, jh.data(), main, ev.data());
+  launch_pipeline_staged(p, 4, cs.handles.data(), cs.fork, cs.join_handles.data(), main, ev.data());
   CUDA_CHECK(cudaStreamSynchronize(main));
   const auto r = compare_exact(h_out.words(), want.data(), n);
   EXPECT_TRUE(r.ok()) << first_of(r);
