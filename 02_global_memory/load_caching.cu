@@ -1,6 +1,6 @@
 // load_caching_dlcm_ca / load_caching_dlcm_cg: L1-cached vs L2-only global loads on the same kernels.
 //
-// The seeds compile readSegment with -Xptxas -dlcm=ca (cache global loads in L1) or -dlcm=cg (L2 only)
+// The blog posts compile readSegment with -Xptxas -dlcm=ca (cache global loads in L1) or -dlcm=cg (L2 only)
 // and compare. This file is built twice, once with each flag (see access_patterns.cmake); both binaries
 // also carry the per-load cache hints __ldca, __ldcg and __ldcs, which the flag does not change.
 //

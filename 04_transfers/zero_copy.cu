@@ -8,7 +8,7 @@
 // one launch after an L2 flush), so at the smallest sizes the figure is one launch's cost (a few microseconds),
 // not the kernel's own work.
 // Bytes = 3 x array bytes (two arrays read, one written), the vector add's traffic wherever it lives; the
-// comparison that matters here is the time (ns column), as in the seed.
+// comparison that matters here is the time (ns column), as in the blog post.
 // `mapping_facts` prints what a current runtime does without cudaSetDeviceFlags(cudaDeviceMapHost) and what
 // cudaHostGetDevicePointer returns under UVA.
 // A kernel reading mapped memory sends every load across PCIe: small arrays cost about one launch either way

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""The docs test (ctest `docs.links`, CPU): every relative link and image in every tracked Markdown file
-resolves; every demo has a section in its chapter README; every generated block (between
-<!-- results:NAME --> markers) matches what scripts/report.py makes of the committed reference data.
+"""The docs test (ctest `docs.check`, CPU): every relative link and image in every tracked Markdown file
+resolves, and a link to lines (file#L10-L20) names lines the file has; every kernel excerpt (a cpp/cuda
+code block after a link to lines) is those lines, give or take indentation and elided lines ("..."); every
+demo has a section in its chapter README; every generated block (between <!-- results:NAME --> markers)
+matches what scripts/report.py makes of the committed reference data.
 
     python3 scripts/check_docs.py [--root DIR] [--build DIR]
 """
@@ -49,6 +51,75 @@ def check_links(root, files):
     return failures
 
 
+LINE_LINK = re.compile(r"\]\(([^)\s#]+)#L(\d+)(?:-L(\d+))?\)")
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
+
+
+def _lines(path):
+    with open(path, errors="replace") as f:
+        return [line.strip() for line in f.read().split("\n")]
+
+
+def _is_elision(line):
+    return line in ("", "...", "…") or re.fullmatch(r"(//|/\*)?\s*(\.\.\.|…).*", line) is not None
+
+
+def _in_order(excerpt, lines):
+    at = 0
+    for want in excerpt:
+        while at < len(lines) and lines[at] != want:
+            at += 1
+        if at == len(lines):
+            return False
+        at += 1
+    return True
+
+
+def check_line_ranges(root, files):
+    """Line links name lines that exist; an excerpt right after line links is one of those ranges."""
+    failures = []
+    for path in files:
+        text = open(path).read()
+        rel = os.path.relpath(path, root)
+        prose_start = 0
+        for block in FENCE.finditer(text):
+            prose = text[prose_start:block.start()]
+            prose_start = block.end()
+            # Only the paragraph that introduces the block (after the last heading) speaks for it.
+            prose = re.split(r"^#+ ", prose, flags=re.M)[-1]
+            ranges = []
+            for target, first, last in LINE_LINK.findall(prose):
+                if re.match(r"^[a-z]+:", target):
+                    continue
+                src = os.path.normpath(os.path.join(os.path.dirname(path), target))
+                if not os.path.isfile(src):
+                    continue  # check_links reports it
+                lines = _lines(src)
+                lo, hi = int(first), int(last or first)
+                if not 1 <= lo <= hi <= len(lines):
+                    failures.append(f"{rel}: {target}#L{first}{'-L' + last if last else ''} is outside the file "
+                                    f"({len(lines)} lines)")
+                    continue
+                ranges.append((target, lo, hi, lines[lo - 1:hi]))
+            lang, body = block.group(1), block.group(2)
+            if lang not in ("cpp", "cuda", "c++", "c") or not ranges:
+                continue
+            excerpt = [line.strip() for line in body.split("\n") if not _is_elision(line.strip())]
+            if not any(_in_order(excerpt, lines) for _, _, _, lines in ranges):
+                names = ", ".join(f"{t}#L{lo}-L{hi}" for t, lo, hi, _ in ranges)
+                failures.append(f"{rel}: the excerpt at line {text.count(chr(10), 0, block.start()) + 1} is not "
+                                f"in the lines it links to ({names})")
+        # Every other line link (in lists, tables, exercises): the lines must exist.
+        for target, first, last in LINE_LINK.findall(re.sub(r"```.*?```", "", text, flags=re.S)):
+            src = os.path.normpath(os.path.join(os.path.dirname(path), target))
+            if re.match(r"^[a-z]+:", target) or not os.path.isfile(src):
+                continue
+            n = len(_lines(src))
+            if not 1 <= int(first) <= int(last or first) <= n:
+                failures.append(f"{rel}: {target}#L{first}{'-L' + last if last else ''} is outside the file ({n} lines)")
+    return sorted(set(failures))
+
+
 def check_demo_sections(root, build):
     failures = []
     demos_txt = os.path.join(build, "demos.txt")
@@ -87,7 +158,8 @@ def main():
     a = ap.parse_args()
     build = a.build or os.path.join(a.root, "build")
     files = tracked_markdown(a.root)
-    groups = [("links", check_links(a.root, files)), ("demo sections", check_demo_sections(a.root, build)),
+    groups = [("links", check_links(a.root, files)), ("line ranges and excerpts", check_line_ranges(a.root, files)),
+              ("demo sections", check_demo_sections(a.root, build)),
               ("generated blocks", check_generated(a.root))]
     failed = 0
     for name, fails in groups:

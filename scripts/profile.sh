@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Profile one demo with Nsight Compute and print the seed-style table: load/store efficiency, sectors
+# Profile one demo with Nsight Compute and print the blog posts' nvprof-style table: load/store efficiency, sectors
 # per request, shared wavefronts per request and bank conflicts, DRAM bytes — each next to the access
 # model's prediction (from the demo's own CSV) and the difference.
 #   scripts/profile.sh <demo> [--variant NAME ...] [other demo arguments]
