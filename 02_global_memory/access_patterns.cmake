@@ -12,3 +12,5 @@ add_demo(read_only_path SOURCES read_only_path.cu)
 add_demo(aos_vs_soa SOURCES aos_vs_soa.cu)
 add_demo(vector_width SOURCES vector_width.cu)
 add_demo(managed_vs_manual SOURCES managed_vs_manual.cu)
+# Compressible memory (driver VMM API through the runtime entry points: no -lcuda).
+add_demo(compressible_memory SOURCES compressible_memory.cu)

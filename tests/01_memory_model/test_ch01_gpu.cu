@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "01_memory_model/kernels/launch_bounds.hpp"
 #include "01_memory_model/kernels/pitched.cuh"
 #include "01_memory_model/kernels/pointer_chase.cuh"
+#include "01_memory_model/kernels/pool.cuh"
 #include "01_memory_model/kernels/register_array.cuh"
 #include "01_memory_model/kernels/register_array_maxrreg.hpp"
 #include "01_memory_model/kernels/reverse_chunks.cuh"
@@ -374,5 +376,56 @@ TEST_P(Box3x3, GlobalTexturePitchedAndTextureArrayMatchReference) {
 INSTANTIATE_TEST_SUITE_P(OddSizes, Box3x3,
                          testing::Values(std::make_tuple(1, 1), std::make_tuple(31, 1), std::make_tuple(1, 31),
                                          std::make_tuple(33, 9), std::make_tuple(1001, 999)));
+
+// ---- stream-ordered allocation ----------------------------------------------------------------------------
+
+TEST(Pool, TouchKernelsFindEveryWrongWord) {
+  CML_REQUIRE_GPU();
+  for (std::size_t n : {std::size_t{1}, std::size_t{255}, std::size_t{1000003}, std::size_t{3} << 22}) {
+    DeviceBuffer<std::uint32_t> b(n);
+    DeviceBuffer<unsigned long long> wrong(1);
+    b.poison();
+    launch_touch_fill(b.data(), n, 7, nullptr);
+    CUDA_CHECK(cudaMemset(wrong.data(), 0, sizeof(unsigned long long)));
+    launch_touch_count(b.data(), n, 7, wrong.data(), nullptr);
+    EXPECT_EQ(wrong.download().front(), 0u) << "n=" << n;
+    const std::vector<std::uint32_t> got = b.download();
+    for (std::size_t i = 0; i < n; i += 1 + n / 97) ASSERT_EQ(got[i], touch_word(i, 7)) << "n=" << n << " i=" << i;
+    // Another seed: every word is wrong.
+    launch_touch_count(b.data(), n, 8, wrong.data(), nullptr);
+    EXPECT_EQ(wrong.download().front(), n) << "n=" << n;
+  }
+}
+
+TEST(Pool, ThresholdDecidesWhatThePoolKeepsAfterASync) {
+  CML_REQUIRE_GPU();
+  int pools = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0));
+  if (!pools) GTEST_SKIP() << "no stream-ordered memory pools on this GPU";
+  const std::size_t bytes = std::size_t{64} << 20;
+  Stream s;
+  cudaMemPool_t pool = nullptr;
+  CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
+  std::uint64_t before = 0;
+  CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &before));
+  auto reserved_after_cycle = [&](std::uint64_t threshold) {
+    ReleaseThreshold guard(0, threshold);
+    void* p = nullptr;
+    CUDA_CHECK(cudaMallocAsync(&p, bytes, s));
+    CUDA_CHECK(cudaFreeAsync(p, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    std::uint64_t reserved = 0;
+    CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    return reserved;
+  };
+  EXPECT_GE(reserved_after_cycle(std::numeric_limits<std::uint64_t>::max()), bytes);
+  EXPECT_EQ(reserved_after_cycle(0), 0u);
+  // The guard put the threshold back and trimmed the pool.
+  std::uint64_t after = 0, reserved = 0;
+  CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &after));
+  CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  EXPECT_EQ(after, before);
+  EXPECT_EQ(reserved, 0u);
+}
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "02_global_memory/kernels/aos_soa_reference.hpp"
 #include "02_global_memory/kernels/claim_support.hpp"
+#include "02_global_memory/kernels/data_kinds.hpp"
 #include "02_global_memory/kernels/demo_support.hpp"
 #include "02_global_memory/kernels/matrix_sum_reference.hpp"
 #include "02_global_memory/kernels/offset_add_reference.hpp"
@@ -268,6 +269,23 @@ TEST(Ch02ClaimSupport, StepRatiosAndGroupSpreads) {
   // Within offset=0: 104 / 100; within offset=11: 99 / 90 (the offsets are not compared with each other).
   EXPECT_DOUBLE_EQ(max_spread_within_groups(claim_rows(), "a", " block="), 99.0 / 90.0);
   EXPECT_DOUBLE_EQ(max_spread_within_groups(claim_rows(), "b", " block="), 45.0 / 33.0);
+}
+
+// ---- The data a benchmark fills its buffers with -----------------------------------------------------------
+
+TEST(DataKinds, EachKindIsWhatItsNameSays) {
+  std::set<std::uint32_t> random_words;
+  for (std::uint64_t i = 0; i < 100000; ++i) {
+    EXPECT_EQ(data_word(DataKind::zeros, i), 0u);
+    EXPECT_EQ(data_word(DataKind::constant, i), 0x3F800000u);  // 1.0f
+    EXPECT_LT(data_word(DataKind::small_ints, i), 16u);
+    random_words.insert(data_word(DataKind::random, i));
+  }
+  // A hash of the index: (almost) no word repeats, so nothing is left for a compressor.
+  EXPECT_GT(random_words.size(), 99990u);
+  // Words far apart differ too (the upper half of the index is mixed in).
+  EXPECT_NE(data_word(DataKind::random, 1), data_word(DataKind::random, (std::uint64_t{1} << 32) + 1));
+  EXPECT_EQ(data_kind_name(DataKind::small_ints), "small_ints");
 }
 
 }  // namespace
