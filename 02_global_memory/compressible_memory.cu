@@ -41,6 +41,7 @@ struct Buffers {
   std::string why_not;  // why compressible memory is not available here
   DeviceBuffer<unsigned long long> scratch{1};
   std::map<DataKind, unsigned long long> sums;  // CPU reference sums, computed once per kind
+  std::map<std::pair<int, DataKind>, double> plain_gb_per_s;  // (op, data) -> GB/s on plain memory
 };
 
 Side make_side(int device, std::size_t bytes, bool compressible) {
@@ -96,15 +97,16 @@ void run(Context& ctx, bool compressible, Op op) {
   const double words = static_cast<double>(b.n) * sizeof(std::uint32_t);
   for (DataKind kind : kDataKinds) {
     const std::string params = fmt::format("data={}", data_kind_name(kind));
+    Row* row = nullptr;
     switch (op) {
       case Op::write:
-        ctx.measure(
+        row = &ctx.measure(
             params, b.n, words, [&](cudaStream_t s) { launch_fill_kind(dst, b.n, kind, s); },
             [&] { return check_words(b, dst, kind, ctx.stream()); },
             [&](cudaStream_t s) { CUDA_CHECK(cudaMemsetAsync(dst, 0xFF, b.n * sizeof(std::uint32_t), s)); });
         break;
       case Op::read:
-        ctx.measure(
+        row = &ctx.measure(
             params, b.n, words, [&](cudaStream_t s) { launch_sum_words(src, b.n, b.scratch.data(), s); },
             [&] {
               VerifyResult r;
@@ -119,7 +121,7 @@ void run(Context& ctx, bool compressible, Op op) {
             });
         break;
       case Op::copy:
-        ctx.measure(
+        row = &ctx.measure(
             params, b.n, 2.0 * words, [&](cudaStream_t s) { launch_copy_words(src, dst, b.n, s); },
             [&] { return check_words(b, dst, kind, ctx.stream()); },
             [&](cudaStream_t s) {
@@ -128,6 +130,11 @@ void run(Context& ctx, bool compressible, Op op) {
             });
         break;
     }
+    // The same kernel on the same data in plain memory (when that variant ran first) is the baseline.
+    if (!row->verified) continue;
+    const auto key = std::make_pair(static_cast<int>(op), kind);
+    if (!compressible) b.plain_gb_per_s[key] = row->gb_per_s;
+    else if (b.plain_gb_per_s.count(key)) row->set("vs_plain", row->gb_per_s / b.plain_gb_per_s[key]);
   }
 }
 

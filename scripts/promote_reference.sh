@@ -4,10 +4,11 @@
 # after a clean run; it can also promote a run made earlier:
 #   scripts/promote_reference.sh runs/<gpu>-<date>-<time> [--build-dir build] [--no-readmes]
 #
-# A demo this run waived (peer_to_peer on a one-GPU host, say) keeps the earlier reference's data for it,
-# with that data's own provenance (provenance.<label>.json), and its claims are judged again on that data
-# with the current claim tables (--claims-eval). Nothing else of the old set survives, except profile/
-# (Nsight Compute tables, made by scripts/profile.sh).
+# A demo this run waived (peer_to_peer on a one-GPU host, say), or did not run at all (a run of some
+# demos with --only, to measure a new or changed demo), keeps the earlier reference's data for it, with
+# that data's own provenance (provenance.<label>.json), and its claims are judged again on that data with
+# the current claim tables (--claims-eval). Nothing else of the old set survives, except profile/ (Nsight
+# Compute tables, made by scripts/profile.sh).
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$CML_ROOT"
@@ -45,25 +46,43 @@ trap 'rm -rf "$stage"' EXIT
 # The new run, minus its report (rebuilt below over the whole set).
 cp -r "$run"/. "$stage"/
 rm -rf "$stage/REPORT.md" "$stage/plots"
-# Waived here, measured in the earlier reference: keep that data with its provenance.
-while IFS='|' read -r label demo state _ _; do
-  [ "$state" = waived ] || continue
-  [ -f "$dest/$label.csv" ] || continue
-  log "keeping $label from the earlier reference (waived in this run)"
-  for ext in csv json claims.csv; do [ -f "$dest/$label.$ext" ] && cp "$dest/$label.$ext" "$stage/$label.$ext"; done
+# Keeps one demo run of the earlier reference, with its provenance, judged again with today's claims.
+keep() {
+  local label=$1 demo=$2
+  for ext in csv json claims.csv timeline.json; do
+    [ -f "$dest/$label.$ext" ] && cp "$dest/$label.$ext" "$stage/$label.$ext"
+  done
+  mkdir -p "$stage/logs"
   [ -f "$dest/logs/$label.log" ] && cp "$dest/logs/$label.log" "$stage/logs/$label.log"
   if [ -f "$dest/provenance.$label.json" ]; then
     cp "$dest/provenance.$label.json" "$stage/provenance.$label.json"
   elif [ -f "$dest/provenance.json" ]; then
     cp "$dest/provenance.json" "$stage/provenance.$label.json"
   fi
-  # Judge the kept data with today's claims.
   if [ -x "$build_dir/bin/$demo" ]; then
     "$build_dir/bin/$demo" --claims-eval "$stage/$label.csv" --claims-csv "$stage/$label.claims.csv" >/dev/null || true
   fi
+}
+# Waived here, measured in the earlier reference: keep that data.
+while IFS='|' read -r label demo state _ _; do
+  [ "$state" = waived ] || continue
+  [ -f "$dest/$label.csv" ] || continue
+  log "keeping $label from the earlier reference (waived in this run)"
+  keep "$label" "$demo"
   sed -i "s/^$label|$demo|waived|\([0-9]*\)|.*/$label|$demo|kept|\1|measured earlier, see provenance.$label.json/" \
     "$stage/status.txt"
 done <"$run/status.txt"
+# Not run at all (a run of some demos, --only): keep the earlier reference's data of the others.
+if [ -f "$dest/status.txt" ]; then
+  while IFS='|' read -r label demo state rc _; do
+    grep -q "^$label|" "$run/status.txt" && continue
+    [ -f "$dest/$label.csv" ] || continue
+    log "keeping $label from the earlier reference (not in this run)"
+    keep "$label" "$demo"
+    echo "$label|$demo|kept|$rc|measured earlier, see provenance.$label.json" >>"$stage/status.txt"
+    grep "^$label|" "$dest/runs.txt" >>"$stage/runs.txt" 2>/dev/null || true
+  done <"$dest/status.txt"
+fi
 [ -d "$dest/profile" ] && cp -r "$dest/profile" "$stage/profile"
 
 rm -rf "$dest.old"

@@ -287,7 +287,7 @@ def write_report(results, out, runs, chapter_of, root):
             entry = runs[label]
             lines += [f"### {label}", "", f"Command: {command_of(label, entry)}.", ""]
             if status.get(label, {}).get("state") == "kept":
-                lines += [f"_Kept from an earlier reference run on another host: see provenance.{label}.json._", ""]
+                lines += [f"_Kept from an earlier reference run: see provenance.{label}.json._", ""]
             lines += claims_table(claims.get(label, []))
             for spec in plots.specs_for(label):
                 png = plots.render(spec, entry["rows"], runs, os.path.join(out, "plots"))
