@@ -207,7 +207,7 @@ Demo make_demo() {
               return max_of(v) / min_of(v);
             }},
       Claim{"aos_reaches_ceiling",
-            "The blog post's array of structs, whose requests use half of each sector,, runs at the copy ceiling.",
+            "The blog post's array of structs, whose requests use half of each sector, runs at the copy ceiling.",
             "vs_ceiling aos", Bound::at_least(0.9),
             "the half-used sectors of the x request are the y request's, served from L1 and merged in L2; 10% "
             "allows for the extra requests and noise",

@@ -389,7 +389,7 @@ double to_double(const std::string& s) {
 
 }  // namespace
 
-std::vector<Row> read_rows_csv(const std::string& path) {
+std::vector<Row> read_rows_csv(const std::string& path, std::string* device) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path);
   static const std::vector<std::string> core = {"device", "demo", "variant", "params", "size", "bytes",
@@ -406,6 +406,7 @@ std::vector<Row> read_rows_csv(const std::string& path) {
       if (f.size() == 1 && f[0].empty()) continue;
       if (f.size() != header.size())
         throw std::runtime_error(fmt::format("{} fields, the header has {}", f.size(), header.size()));
+      if (device != nullptr && rows.empty()) *device = f[0];
       Row r;
       r.demo = f[1];
       r.variant = f[2];

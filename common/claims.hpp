@@ -187,9 +187,10 @@ std::string claims_to_json(const std::vector<ClaimResult>& results);
 // A JSON string literal for `s` (quotes, backslashes and control characters escaped).
 std::string json_quote(const std::string& s);
 
-// Reads a CSV written by to_csv() back into rows (to judge rows saved with --csv). Throws
-// std::runtime_error with the file name and line on malformed input.
-std::vector<Row> read_rows_csv(const std::string& path);
+// Reads a CSV written by to_csv() back into rows (to judge rows saved with --csv), and the device that
+// made them into `device` when given. Throws std::runtime_error with the file name and line on
+// malformed input.
+std::vector<Row> read_rows_csv(const std::string& path, std::string* device = nullptr);
 // The numeric members of the "device" object of a run's JSON (l2_bytes, sm_count ...), read leniently:
 // a missing file or member yields no entry.
 std::map<std::string, double> read_device_facts_json(const std::string& path);

@@ -295,13 +295,13 @@ int plan_sizes(const Demo& demo) {
 // --claims-eval FILE: the claims judged on rows saved with --csv (and its JSON's device facts, if beside it).
 int evaluate_offline(const Demo& demo, const Options& opts) {
   std::vector<Row> rows;
+  std::string device_name;  // as the rows name it, so the claims CSV says whose data it judged
   try {
-    rows = read_rows_csv(opts.claims_eval_path);
+    rows = read_rows_csv(opts.claims_eval_path, &device_name);
   } catch (const std::exception& e) {
     fmt::print(stderr, "{}: error: --claims-eval: {}\n", demo.name, e.what());
     return kExitUsage;
   }
-  std::string device_name;
   std::vector<Row> mine;
   for (auto& r : rows) {
     if (r.demo != demo.name) {

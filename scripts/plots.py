@@ -31,7 +31,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: 
 # Spec keys (all optional except run, name, title, x, xlabel, ylabel):
 #   run          regex on the run label; name: png file stem (None: the run label, for a spec serving
 #                several runs; "title_by_label" then gives each run's title suffix, else " (label)")
-#   kind         "line" | "bar" | "scatter"
+#   kind         "line" | "bar" | "scatter" | "table" (a fact demo's rows as a picture; "columns":
+#                [(header, column or params key)], failed rows in red)
 #   x, y         column or params key; y_fn: callable(row) -> value instead of y
 #   series       column or params key that splits rows into series (default "variant")
 #   where        {column-or-param: regex}: rows plotted (baselines are looked up in every row)
@@ -115,6 +116,43 @@ SPECS = [
          x="size", y="us_per_cycle", where={"variant": "async_.*"},
          norm={"match": {"variant": "malloc_free"}, "same_x": True}, ref=(1.0, "cudaMalloc + cudaFree (1\u00d7)"),
          xlabel="allocation size (log2 scale)", ylabel="time per cycle (\u00d7 cudaMalloc + cudaFree, log scale)"),
+    dict(run="global_variable", name="global_variable", kind="table",
+         title="Does the host reach each __device__ and __constant__ symbol the way the kernel sees it?",
+         columns=[("route", "variant"), ("symbol", "params"), ("value", "value"), ("expected", "expected"),
+                  ("size (bytes)", "symbol_size_bytes"), ("verified", "verified")]),
+    dict(run="memory_hierarchy", name="memory_hierarchy", kind="bar", logy=True,
+         title="How large is each memory space, per block, per SM and for the whole GPU?",
+         x="params", y="value",
+         where={"variant": "device_facts", "unit": "bytes",
+                "params": "shared_per_block|shared_per_block_optin|shared_per_sm|unified_l1_shared_per_sm|"
+                          "l1_at_max_l1_carveout|constant_memory|l2_bytes|global_memory"},
+         xlabel="what cudaGetDeviceProperties and the tuning guide say", ylabel="bytes (log scale)"),
+    dict(run="constant_memory", name="constant_memory", kind="bar", logy=True,
+         title="When does constant memory serialize a warp?",
+         x="variant", y="median_ms", norm={"match": {"variant": "constant_uniform"}},
+         ref=(1.0, "__constant__, one address per warp (1\u00d7)"), annotate="{:.2g}\u00d7",
+         xlabel="where the coefficients come from, and how many addresses a warp asks for",
+         ylabel="time (\u00d7 the uniform constant read, log scale)"),
+    dict(run="registers_local", name="registers_local", kind="bar", logy=True,
+         title="What does it cost when an array leaves the registers?",
+         x="variant", y="median_ms", norm={"match": {"variant": "registers"}},
+         ref=(1.0, "the array in registers (1\u00d7)"), annotate="{:.3g}\u00d7",
+         xlabel="how the array is kept", ylabel="time (\u00d7 the array in registers, log scale)"),
+    dict(run="shared_carveout", name="shared_carveout", kind="bar",
+         title="Does the carveout or the cache config change how fast L1 serves a 64 KiB working set?",
+         x="params", y="gb_per_s", where={"variant": "carveout_l1_capacity|cache_config_legacy"},
+         norm={"match": {"params": "carveout=0"}}, ref=(1.0, "carveout 0: the most L1 (1\u00d7)"),
+         annotate="{:.2f}\u00d7", xlabel="setting", ylabel="read bandwidth (\u00d7 carveout 0)"),
+    dict(run="pitched_memory", name="pitched_memory", kind="bar",
+         title="What does cudaMallocPitch padding buy for rows of 4099 floats?",
+         x="variant", y="gb_per_s", where={"variant": "pitched_2d|unpadded_2d|malloc3d"},
+         norm={"match": {"variant": "pitched_2d"}}, ref=(1.0, "pitched rows (1\u00d7)"), annotate="{:.3f}\u00d7",
+         xlabel="layout", ylabel="bandwidth (\u00d7 the pitched layout)"),
+    dict(run="texture_path", name="texture_path", kind="bar",
+         title="Does the texture path read a 2-D neighbourhood faster than plain loads?",
+         x="variant", y="median_ms", norm={"match": {"variant": "global_pitched"}},
+         ref=(1.0, "plain loads from pitched memory (1\u00d7)"), annotate="{:.2f}\u00d7",
+         xlabel="path", ylabel="time (\u00d7 plain loads)"),
     # 02_global_memory
     dict(run="misaligned_read", name="misaligned_read",
          title="Does a misaligned read cost bandwidth?  C[i] = A[i+k] + B[i+k]",
@@ -182,6 +220,32 @@ SPECS = [
          title="Which step of the reduction ladder reaches the copy ceiling?",
          x="variant", y="vs_ceiling", ref=_CEIL_REF, annotate="{:.2f}", xlabel="kernel",
          ylabel="bandwidth, bytes read once (\u00d7 the copy ceiling of this run)"),
+    dict(run="smem_square", name="smem_square", kind="bar", logy=True,
+         title="What does reading or writing a column of a 32x32 shared tile cost, and does one pad word fix it?",
+         x="params", series="variant", y="vs_row_row", where={"variant": "static|static_pad"},
+         ref=(1.0, "row write, row read (1\u00d7)"), annotate="{:.3g}\u00d7",
+         xlabel="access order", ylabel="time (\u00d7 row write and row read, log scale)"),
+    dict(run="smem_rectangle", name="smem_rectangle", kind="bar", logy=True,
+         title="How many pad words does a 32x16 shared tile need?",
+         x="params", y="vs_row_row", where={"variant": "static"},
+         ref=(1.0, "row write, row read (1\u00d7)"), annotate="{:.3g}\u00d7",
+         xlabel="access order and padding", ylabel="time (\u00d7 row write and row read, log scale)"),
+    dict(run="bank_width", name="bank_width", kind="bar", logy=True,
+         title="How many passes does a warp's shared-memory access take, by width and stride?",
+         x="params", y="median_ms", where={"variant": "access_rules"},
+         norm={"match": {"params": "w4 stride=1"}}, ref=(1.0, "4-byte words, stride 1 (1\u00d7)"),
+         models=[{"col": "model_wavefronts_per_req", "label": "model: wavefronts per request"}],
+         xlabel="access width and pattern", ylabel="time (\u00d7 4-byte stride 1, log scale)"),
+    dict(run="smem_vs_global", name="smem_vs_global", kind="bar", logy=True,
+         title="How far is each level from shared memory in latency?",
+         x="params", y="cycles_vs_shared", where={"variant": "latency"},
+         ref=(1.0, "shared memory (1\u00d7)"), annotate="{:.3g}\u00d7",
+         xlabel="where the pointer chain lives", ylabel="cycles per dependent load (\u00d7 shared, log scale)"),
+    dict(run="sync_fences", name="sync_fences", kind="table",
+         title="Do barriers, votes and fences give every block the answer the rules promise?",
+         columns=[("variant", "variant"), ("setting", "params"), ("blocks", "blocks"),
+                  ("blocks: all pass", "blocks_all_pass"), ("blocks: any pass", "blocks_any_pass"),
+                  ("runs", "runs"), ("wrong runs", "wrong_runs"), ("verified", "verified")]),
     # 04_transfers
     dict(run="pinned_bandwidth", name="pinned_h2d",
          title="How big must a host-to-device copy be to fill the link? Does pinning matter?",
@@ -220,7 +284,32 @@ SPECS = [
          x="chunk", y="median_ms", where={"variant": "(?!one_contiguous).*"}, logx=True, log2x=True, logy=True,
          norm={"match": {"variant": "one_contiguous"}}, ref=(1.0, "one contiguous cudaMemcpy (1\u00d7)"),
          x_bytes=True, xlabel="chunk size (log2 scale)", ylabel="time (\u00d7 one contiguous copy, log scale)"),
+    dict(run="uva_pointers", name="uva_pointers", kind="table",
+         title="What does cudaPointerGetAttributes say about each kind of pointer?",
+         where={"variant": "pointer_attributes"},
+         columns=[("allocated with", "params"), ("type", "type"), ("expected type", "expected_type"),
+                  ("device pointer", "device_pointer"), ("host pointer", "host_pointer"), ("verified", "verified")]),
+    dict(run="peer_to_peer", name="peer_to_peer", kind="bar", logy=True,
+         title="How fast does one GPU reach the other's memory, against its own?",
+         x="params", series="variant", y="gb_per_s", where={"variant": "memcpy_peer|kernel_peer_access"},
+         norm={"match": {"params": "read=local write=local"}}, ref=(1.0, "a kernel on its own memory (1\u00d7)"),
+         annotate="{:.2g}\u00d7", xlabel="copy or kernel, direction", ylabel="bandwidth (\u00d7 local memory, log scale)"),
     # 05_l2_persistence
+    dict(run="l2_window_api", name="l2_window_api", kind="bar",
+         title="Does it matter where you attach the L2 persistence window?",
+         x="variant", y="speedup", ref=(1.0, "no window (1\u00d7)"), annotate="{:.2f}\u00d7",
+         models=[{"col": "model_speedup", "label": "DRAM-traffic model"}],
+         xlabel="where the window is set", ylabel="speed-up (\u00d7 no window)"),
+    dict(run="l2_reset", name="l2_reset", kind="bar",
+         title="Do persisting lines left in L2 slow a later kernel until they are reset?",
+         x="variant", y="vs_clean", where={"variant": "(?!state_restored).*"},
+         ref=(1.0, "clean L2 (1\u00d7)"), annotate="{:.3f}\u00d7",
+         xlabel="state of the L2 before the kernel", ylabel="bandwidth (\u00d7 a clean L2)"),
+    dict(run="l2_facts", name="l2_facts", kind="bar",
+         title="How much of the L2 may persist, and how large may one window be?",
+         x="params", y="value_mib", where={"variant": "properties|set_aside_limit",
+                                           "params": "l2CacheSize|persistingL2CacheMaxSize|accessPolicyMaxWindowSize|limit_at_start|limit_after_set_max"},
+         annotate="{:.3g}", xlabel="property", ylabel="MiB"),
     dict(run="l2_sliding_window", name="l2_sliding_window",
          title="When does an L2 persistence window pay off?",
          x="persist_per_set_aside", y="speedup", where={"variant": "(?!no_window).*"},
@@ -384,9 +473,39 @@ def _wrap(title, width=70):
     return "\n".join(textwrap.wrap(title, width)) if len(title) > width else title
 
 
+def _render_table(spec, rows, outdir):
+    """A fact demo's rows as a picture: the columns the lesson needs, a row per fact, failed checks in red."""
+    cols = spec["columns"]
+    cells = [[str(value(r, key) or "") for _, key in cols] for r in rows]
+    if not cells:
+        return None
+    fig_h = 1.1 + 0.32 * (len(cells) + 1)
+    fig, ax = plt.subplots(figsize=(max(8.0, 1.6 * len(cols)), fig_h), dpi=110)
+    ax.axis("off")
+    table = ax.table(cellText=cells, colLabels=[h for h, _ in cols], loc="center", cellLoc="left")
+    table.auto_set_font_size(False)
+    table.set_fontsize(8)
+    table.auto_set_column_width(list(range(len(cols))))
+    for (i, _), cell in table.get_celld().items():
+        if i == 0:
+            cell.set_facecolor("#e8e8e8")
+            cell.set_text_props(weight="bold")
+        elif value(rows[i - 1], "verified") not in ("true", True, "1"):
+            cell.set_facecolor("#f4c7c3")
+    ax.set_title(_wrap(spec["title"]), fontsize=10)
+    fig.tight_layout()
+    path = os.path.join(outdir, spec["name"] + ".png")
+    fig.savefig(path + ".tmp.png", bbox_inches="tight", pad_inches=0.15)
+    plt.close(fig)
+    os.replace(path + ".tmp.png", path)
+    return path
+
+
 def render(spec, all_rows, runs, outdir):
     rows = [r for r in all_rows if selected(r, spec.get("where"))]
     kind = spec.get("kind", "line")
+    if kind == "table":
+        return _render_table(spec, rows, outdir)
     series_key = spec.get("series", "variant")
     normalise = _normaliser(spec, all_rows)
     groups = {}  # series -> [(x, y, row)]

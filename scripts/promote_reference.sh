@@ -74,13 +74,20 @@ while IFS='|' read -r label demo state _ _; do
 done <"$run/status.txt"
 # Not run at all (a run of some demos, --only): keep the earlier reference's data of the others.
 if [ -f "$dest/status.txt" ]; then
-  while IFS='|' read -r label demo state rc _; do
+  while IFS='|' read -r label demo state rc reason; do
     grep -q "^$label|" "$run/status.txt" && continue
-    [ -f "$dest/$label.csv" ] || continue
+    grep "^$label|" "$dest/runs.txt" >>"$stage/runs.txt" 2>/dev/null || true
+    if [ ! -f "$dest/$label.csv" ]; then
+      # Waived there too (no data): the set still says so, and why.
+      echo "$label|$demo|$state|$rc|$reason" >>"$stage/status.txt"
+      mkdir -p "$stage/logs"
+      [ -f "$dest/logs/$label.log" ] && cp "$dest/logs/$label.log" "$stage/logs/$label.log"
+      [ -f "$dest/$label.claims.csv" ] && cp "$dest/$label.claims.csv" "$stage/$label.claims.csv"
+      continue
+    fi
     log "keeping $label from the earlier reference (not in this run)"
     keep "$label" "$demo"
     echo "$label|$demo|kept|$rc|measured earlier, see provenance.$label.json" >>"$stage/status.txt"
-    grep "^$label|" "$dest/runs.txt" >>"$stage/runs.txt" 2>/dev/null || true
   done <"$dest/status.txt"
 fi
 [ -d "$dest/profile" ] && cp -r "$dest/profile" "$stage/profile"

@@ -398,7 +398,17 @@ def references_block(root):
         for r in (runs.get("bandwidth_ceiling") or {}).get("rows", []):
             if r.get("variant") == "memcpy_d2d" and num(r.get("gb_per_s")):
                 memcpy = f"{num(r['gb_per_s']):.0f} GB/s"
-        lines.append(f"| {d.get('name', slug)} | {prov.get('date', '?')} | `{prov.get('git_describe', '?')}` | {memcpy} | "
+        # Demos kept from an earlier run carry their own provenance: name every code version, by count.
+        codes = {}
+        for label in runs:
+            kept = read_json(os.path.join(ref, f"provenance.{label}.json"))
+            code = (kept or prov).get("git_describe", "?")
+            codes.setdefault(code, []).append(label)
+        code_text = ", ".join(f"`{c}`" + (f" ({len(v)} run{'s' if len(v) > 1 else ''})" if len(codes) > 1 else "")
+                              for c, v in sorted(codes.items(), key=lambda kv: -len(kv[1])))
+        dates = sorted({(read_json(os.path.join(ref, f"provenance.{label}.json")) or prov).get("date", "?")
+                        for label in runs})
+        lines.append(f"| {d.get('name', slug)} | {', '.join(dates)} | {code_text} | {memcpy} | "
                      f"{t['device_held']} of {t['device_judged']} | {t['host_held']} of {t['host_judged']} | "
                      f"[REPORT.md](results/{slug}/REPORT.md) |")
     return "\n".join(lines) + "\n"

@@ -248,8 +248,10 @@ TEST(ClaimFiles, RowsSurviveACsvRoundTrip) {
   rows[0].set("vs_ceiling", 0.97).set("note", "plain");
   rows[1].set("note", "with, comma");
   TempFile f(to_csv(rows, "GPU"));
-  const std::vector<Row> back = read_rows_csv(f.path());
+  std::string device;
+  const std::vector<Row> back = read_rows_csv(f.path(), &device);
   ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(device, "GPU");  // the claims judged on these rows say whose they are
   EXPECT_EQ(back[1].params, "x, \"y\"");
   EXPECT_DOUBLE_EQ(back[0].gb_per_s, 12.5);
   EXPECT_DOUBLE_EQ(RunRows::value(back[0], "vs_ceiling"), 0.97);

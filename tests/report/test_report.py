@@ -16,6 +16,9 @@ latency_ladder cache_bandwidth bandwidth_ceiling misaligned_read misaligned_writ
 load_caching_dlcm_ca load_caching_dlcm_cg vector_width aos_vs_soa read_only_path managed_vs_manual
 transpose_global transpose_shared transpose_shared_16384 bank_conflicts reduce_integer pinned_h2d pinned_d2h
 zero_copy stream_overlap stream_overlap_timeline managed_memory transfer_batching l2_sliding_window l2_competing_streams
+memory_hierarchy global_variable constant_memory registers_local shared_carveout pitched_memory texture_path
+smem_square smem_rectangle bank_width smem_vs_global sync_fences uva_pointers peer_to_peer l2_facts l2_window_api
+l2_reset stream_ordered_alloc compressible_memory
 """.split()
 
 
