@@ -2,7 +2,8 @@
 """The docs test (ctest `docs.check`, CPU): every relative link and image in every tracked Markdown file
 resolves, and a link to lines (file#L10-L20) names lines the file has; every kernel excerpt (a cpp/cuda
 code block after a link to lines) is those lines, give or take indentation and elided lines ("..."); every
-demo has a section in its chapter README; every generated block (between <!-- results:NAME --> markers)
+demo has a section in its chapter README with a figure, a link to source lines, a kernel excerpt, its run
+command, its claims as bullets, exercises and a link to the source it accompanies; every generated block (between <!-- results:NAME --> markers)
 matches what scripts/report.py makes of the committed reference data.
 
     python3 scripts/check_docs.py [--root DIR] [--build DIR]
@@ -120,6 +121,28 @@ def check_line_ranges(root, files):
     return sorted(set(failures))
 
 
+def _demo_section(text, demo):
+    """The body of the README section whose heading names `demo` (load_caching_dlcm_ca/_cg share one)."""
+    base = re.sub(r"_dlcm_(ca|cg)$", "", demo)
+    parts = re.split(r"^(## .*)$", text, flags=re.M)
+    for i in range(1, len(parts), 2):
+        if re.search(rf"(^## |\s){re.escape(base)}(\s|_dlcm)", parts[i].split("\u2014")[0] + " "):
+            return base, parts[i + 1]
+    return base, None
+
+
+# What every demo's section carries, so a reader can follow it on their own GPU.
+SECTION_PARTS = [
+    ("figure", lambda base, sec: "![" in sec),
+    ("link to source lines", lambda base, sec: re.search(r"#L\d+", sec)),
+    ("kernel excerpt", lambda base, sec: re.search(r"^```(cpp|cuda)", sec, re.M)),
+    ("command that runs it", lambda base, sec: re.search(r"build/bin/" + re.escape(base), sec)),
+    ("claims as bullets", lambda base, sec: re.search(r"^- `", sec, re.M)),
+    ("list of exercises (Try next)", lambda base, sec: "Try next" in sec),
+    ("link to what it accompanies", lambda base, sec: re.search(r"https?://", sec)),
+]
+
+
 def check_demo_sections(root, build):
     failures = []
     demos_txt = os.path.join(build, "demos.txt")
@@ -134,11 +157,13 @@ def check_demo_sections(root, build):
         if not os.path.exists(readme):
             failures.append(f"{chapter} has no README.md")
             continue
-        text = open(readme).read()
-        # A heading that names the demo (load_caching_dlcm_ca/_cg share one section).
-        base = re.sub(r"_dlcm_(ca|cg)$", "", demo)
-        if not re.search(rf"^#+ .*`?{re.escape(base)}", text, re.M):
+        base, sec = _demo_section(open(readme).read(), demo)
+        if sec is None:
             failures.append(f"{chapter}/README.md has no section (heading) for {demo}")
+            continue
+        for what, present in SECTION_PARTS:
+            if not present(base, sec):
+                failures.append(f"{chapter}/README.md: the section of {demo} lacks a {what}")
     return failures
 
 
