@@ -398,7 +398,7 @@ def references_block(root):
         for r in (runs.get("bandwidth_ceiling") or {}).get("rows", []):
             if r.get("variant") == "memcpy_d2d" and num(r.get("gb_per_s")):
                 memcpy = f"{num(r['gb_per_s']):.0f} GB/s"
-        # Demos kept from an earlier run carry their own provenance: name every code version, by count.
+        # Demos kept from an earlier reference run carry their own provenance: name every code version.
         codes = {}
         for label in runs:
             kept = read_json(os.path.join(ref, f"provenance.{label}.json"))

@@ -1,4 +1,4 @@
-// The shared command line: every accepted form and every error the issue lists.
+// The shared command line: every accepted form and every error it must report.
 #include <gtest/gtest.h>
 
 #include "common/cli.hpp"
