@@ -8,6 +8,8 @@
 #
 #   scripts/run_all.sh [--quick] [--only REGEX] [--out DIR] [--no-report] [--strict] [--skip-build]
 #                      [--build-dir DIR] [--reference]
+#   --only REGEX run the demos whose label matches (the demo's name; transpose_shared_16384 and
+#                bandwidth_ceiling_repeat for the two extra runs), e.g. --only '^(zero_copy|stream_overlap)$'
 #   --strict     exit 1 when a device-side claim does not hold (scripts/gpu_check.sh uses it)
 #   --reference  maintainers only: after the run, make it the committed reference set of this GPU
 #                (scripts/promote_reference.sh: results/<gpu>/ and the figures in the chapter READMEs)
@@ -34,7 +36,7 @@ while [ $# -gt 0 ]; do
     --reference) reference=1; shift ;;
     --skip-build) skip_build=1; shift ;;
     --build-dir) build_dir=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
 done
@@ -85,7 +87,12 @@ done <"$build_dir/demos.txt"
 for e in "${extra_runs[@]}"; do [ -x "$build_dir/bin/${e%%|*}" ] && runs+=("$e"); done
 if [ -n "$only" ]; then
   filtered=()
-  for r in "${runs[@]}"; do [[ ${r#*|} =~ $only ]] && filtered+=("$r"); done
+  # REGEX is matched against each run's label (the demo's name, or e.g. transpose_shared_16384).
+  for r in "${runs[@]}"; do
+    IFS='|' read -r _ label _ <<<"$r"
+    [[ $label =~ $only ]] && filtered+=("$r")
+  done
+  [ ${#filtered[@]} -gt 0 ] || die "--only '$only' matches no demo (labels are listed in $build_dir/demos.txt)"
   runs=("${filtered[@]}")
 fi
 
