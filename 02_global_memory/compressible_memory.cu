@@ -23,6 +23,7 @@
 #include "02_global_memory/kernels/compressible.cuh"
 #include "02_global_memory/kernels/data_kinds.hpp"
 #include "common/harness.hpp"
+#include "common/pattern_kernels.cuh"
 #include "common/vmm.hpp"
 
 namespace {
@@ -39,7 +40,7 @@ struct Buffers {
   Side plain, compressible;
   bool compressed = false;
   std::string why_not;  // why compressible memory is not available here
-  DeviceBuffer<unsigned long long> scratch{1};
+  DeviceBuffer<unsigned long long> scratch{1};  // the read kernel's sum
   std::map<DataKind, unsigned long long> sums;  // CPU reference sums, computed once per kind
   std::map<std::pair<int, DataKind>, double> plain_gb_per_s;  // (op, data) -> GB/s on plain memory
 };
@@ -76,16 +77,6 @@ unsigned long long reference_sum(Buffers& b, DataKind kind) {
   return b.sums[kind] = s;
 }
 
-VerifyResult check_words(Buffers& b, const std::uint32_t* p, DataKind kind, cudaStream_t s) {
-  CUDA_CHECK(cudaMemsetAsync(b.scratch.data(), 0, sizeof(unsigned long long), s));
-  launch_count_not_kind(p, b.n, kind, b.scratch.data(), s);
-  const unsigned long long wrong = b.scratch.download().front();
-  VerifyResult r;
-  r.checked = b.n;
-  if (wrong != 0) r.add(0, fmt::format("{} of {} words wrong", wrong, b.n), "0 wrong");
-  return r;
-}
-
 enum class Op { write, read, copy };
 
 void run(Context& ctx, bool compressible, Op op) {
@@ -102,7 +93,7 @@ void run(Context& ctx, bool compressible, Op op) {
       case Op::write:
         row = &ctx.measure(
             params, b.n, words, [&](cudaStream_t s) { launch_fill_kind(dst, b.n, kind, s); },
-            [&] { return check_words(b, dst, kind, ctx.stream()); },
+            [&] { return check_words_on_device(dst, b.n, KindWord{kind}, ctx.stream()); },
             [&](cudaStream_t s) { CUDA_CHECK(cudaMemsetAsync(dst, 0xFF, b.n * sizeof(std::uint32_t), s)); });
         break;
       case Op::read:
@@ -123,7 +114,7 @@ void run(Context& ctx, bool compressible, Op op) {
       case Op::copy:
         row = &ctx.measure(
             params, b.n, 2.0 * words, [&](cudaStream_t s) { launch_copy_words(src, dst, b.n, s); },
-            [&] { return check_words(b, dst, kind, ctx.stream()); },
+            [&] { return check_words_on_device(dst, b.n, KindWord{kind}, ctx.stream()); },
             [&](cudaStream_t s) {
               launch_fill_kind(src, b.n, kind, s);
               CUDA_CHECK(cudaMemsetAsync(dst, 0xFF, b.n * sizeof(std::uint32_t), s));

@@ -7,11 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#if defined(__CUDACC__)
-#define CML_HD __host__ __device__
-#else
-#define CML_HD
-#endif
+#include "common/pattern.hpp"
 
 namespace cml::ch02 {
 
@@ -30,17 +26,9 @@ inline constexpr std::string_view data_kind_name(DataKind k) {
   return "?";
 }
 
-// A 32-bit mix of the index (the finalizer of MurmurHash3): every bit of the output depends on every bit
-// of the input, so neighbouring words share no pattern a compressor could use.
-CML_HD inline std::uint32_t mix32(std::uint64_t i) {
-  auto x = static_cast<std::uint32_t>(i ^ (i >> 32));
-  x ^= x >> 16;
-  x *= 0x85ebca6bu;
-  x ^= x >> 13;
-  x *= 0xc2b2ae35u;
-  x ^= x >> 16;
-  return x;
-}
+// The index, both halves folded in, through murmur3's finaliser (common/pattern.hpp): neighbouring words
+// share no pattern a compressor could use.
+CML_HD inline std::uint32_t mix32(std::uint64_t i) { return fmix32(static_cast<std::uint32_t>(i ^ (i >> 32))); }
 
 // Word i of a buffer of `kind`: zeros; 1.0f everywhere; integers 0..15 (four significant bits of 32);
 // a hash of the index.

@@ -27,7 +27,7 @@ __global__ void unpack_chunks_kernel(const std::uint32_t* __restrict__ packed, s
 inline void launch_unpack_chunks(const std::uint32_t* packed, std::uint32_t* dst, const ChunkLayout& l,
                                  cudaStream_t s) {
   if (l.total_words == 0) return;
-  unpack_chunks_kernel<<<grid_for(l.total_words), kBlock, 0, s>>>(packed, dst, l.total_words, l.chunk_words,
+  unpack_chunks_kernel<<<grid_stride_blocks(l.total_words), kGridStrideBlock, 0, s>>>(packed, dst, l.total_words, l.chunk_words,
                                                                    l.stride_words());
   CUDA_CHECK_LAUNCH();
 }

@@ -34,13 +34,13 @@ __global__ void increment_words_kernel(std::uint32_t* p, std::size_t n) {
 }
 
 inline void launch_managed_variable(cudaStream_t s) {
-  managed_variable_kernel<<<ceil_div(kManagedCount, kBlock), kBlock, 0, s>>>();
+  managed_variable_kernel<<<ceil_div(kManagedCount, kGridStrideBlock), kGridStrideBlock, 0, s>>>();
   CUDA_CHECK_LAUNCH();
 }
 
 inline void launch_increment_words(std::uint32_t* p, std::size_t n, cudaStream_t s) {
   if (n == 0) return;
-  increment_words_kernel<<<grid_for(n), kBlock, 0, s>>>(p, n);
+  increment_words_kernel<<<grid_stride_blocks(n), kGridStrideBlock, 0, s>>>(p, n);
   CUDA_CHECK_LAUNCH();
 }
 

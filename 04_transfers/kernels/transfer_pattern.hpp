@@ -1,49 +1,6 @@
-// The data every transfer in this chapter carries, and how it is checked (host side; the device kernels
-// that fill and check the same pattern are in transfer_kernels.cuh).
-//
-// Word i of a buffer holds pattern_word(i, seed). Multiplying by an odd constant is a bijection modulo
-// 2^31, so the words of any buffer of up to 2^31 words (8 GB) are all different: a copy that drops,
-// repeats or shifts even one word cannot match. The top bit is always clear, so no pattern word equals
-// the poison word 0xFFFFFFFF that outputs are filled with before every run.
+// The data every transfer in this chapter carries, and how it is checked: the suite's pattern
+// (common/pattern.hpp: pattern_word, fill_pattern_host, check_pattern_host, poison_host, kPoisonWord),
+// visible here as cml names.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-
-#include "common/verify.hpp"
-
-#ifdef __CUDACC__
-#define CML_CH04_HD __host__ __device__
-#else
-#define CML_CH04_HD
-#endif
-
-namespace cml::ch04 {
-
-inline constexpr std::uint32_t kPoisonWord = 0xFFFFFFFFu;
-
-CML_CH04_HD inline std::uint32_t pattern_word(std::uint64_t i, std::uint32_t seed) {
-  return (static_cast<std::uint32_t>(i) * 2654435761u + seed) & 0x7FFFFFFFu;
-}
-
-inline void fill_pattern_host(std::uint32_t* p, std::size_t n, std::uint32_t seed) {
-  for (std::size_t i = 0; i < n; ++i) p[i] = pattern_word(i, seed);
-}
-
-inline void poison_host(void* p, std::size_t bytes) { std::memset(p, kPoisonByte, bytes); }
-
-// Compares n host words with the pattern plus `delta` (increments applied since the fill). The host must
-// be able to read them quickly: not write-combined memory, whose uncached reads are far slower.
-inline VerifyResult check_pattern_host(const std::uint32_t* p, std::size_t n, std::uint32_t seed,
-                                       std::uint32_t delta = 0) {
-  VerifyResult r;
-  r.checked = n;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t want = pattern_word(i, seed) + delta;
-    if (p[i] != want) r.add(i, std::to_string(p[i]), std::to_string(want));
-  }
-  return r;
-}
-
-}  // namespace cml::ch04
+#include "common/pattern.hpp"

@@ -11,11 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#if defined(__CUDACC__)
-#define CML_CH05_HD __host__ __device__
-#else
-#define CML_CH05_HD
-#endif
+#include "common/pattern.hpp"
 
 namespace cml::ch05 {
 
@@ -24,17 +20,11 @@ inline constexpr std::uint32_t kStreamSeed = 0x2545f491u;
 inline constexpr std::uint32_t kRereadSeed = 0x9e3779b9u;
 
 // A 32-bit mix of a word index (murmur3's finaliser): neighbouring words differ in every bit.
-CML_CH05_HD inline std::uint32_t word_value(std::uint64_t word, std::uint32_t seed) {
-  std::uint32_t x = static_cast<std::uint32_t>(word) ^ (static_cast<std::uint32_t>(word >> 32) * 0x85ebca6bu) ^ seed;
-  x ^= x >> 16;
-  x *= 0x85ebca6bu;
-  x ^= x >> 13;
-  x *= 0xc2b2ae35u;
-  x ^= x >> 16;
-  return x;
+CML_HD inline std::uint32_t word_value(std::uint64_t word, std::uint32_t seed) {
+  return fmix32(static_cast<std::uint32_t>(word) ^ (static_cast<std::uint32_t>(word >> 32) * 0x85ebca6bu) ^ seed);
 }
 
-CML_CH05_HD inline uint4 element_value(std::uint64_t element, std::uint32_t seed) {
+CML_HD inline uint4 element_value(std::uint64_t element, std::uint32_t seed) {
   const std::uint64_t w = 4 * element;
   uint4 v;
   v.x = word_value(w + 0, seed);
@@ -44,7 +34,7 @@ CML_CH05_HD inline uint4 element_value(std::uint64_t element, std::uint32_t seed
   return v;
 }
 
-CML_CH05_HD inline void add_to(uint4& a, const uint4& b) {
+CML_HD inline void add_to(uint4& a, const uint4& b) {
   a.x += b.x;
   a.y += b.y;
   a.z += b.z;
@@ -53,7 +43,7 @@ CML_CH05_HD inline void add_to(uint4& a, const uint4& b) {
 
 // The fold of the re-read kernel: a * 33 + b per word. Not associative across passes, so a compiler cannot
 // turn "read the data `passes` times" into "read it once and multiply".
-CML_CH05_HD inline void fold_into(uint4& a, const uint4& b) {
+CML_HD inline void fold_into(uint4& a, const uint4& b) {
   a.x = a.x * 33u + b.x;
   a.y = a.y * 33u + b.y;
   a.z = a.z * 33u + b.z;

@@ -13,7 +13,7 @@
 #include "01_memory_model/kernels/launch_bounds.hpp"
 #include "01_memory_model/kernels/pitched.cuh"
 #include "01_memory_model/kernels/pointer_chase.cuh"
-#include "01_memory_model/kernels/pool.cuh"
+#include "01_memory_model/kernels/pool_threshold.hpp"
 #include "01_memory_model/kernels/register_array.cuh"
 #include "01_memory_model/kernels/register_array_maxrreg.hpp"
 #include "01_memory_model/kernels/reverse_chunks.cuh"
@@ -378,24 +378,6 @@ INSTANTIATE_TEST_SUITE_P(OddSizes, Box3x3,
                                          std::make_tuple(33, 9), std::make_tuple(1001, 999)));
 
 // ---- stream-ordered allocation ----------------------------------------------------------------------------
-
-TEST(Pool, TouchKernelsFindEveryWrongWord) {
-  CML_REQUIRE_GPU();
-  for (std::size_t n : {std::size_t{1}, std::size_t{255}, std::size_t{1000003}, std::size_t{3} << 22}) {
-    DeviceBuffer<std::uint32_t> b(n);
-    DeviceBuffer<unsigned long long> wrong(1);
-    b.poison();
-    launch_touch_fill(b.data(), n, 7, nullptr);
-    CUDA_CHECK(cudaMemset(wrong.data(), 0, sizeof(unsigned long long)));
-    launch_touch_count(b.data(), n, 7, wrong.data(), nullptr);
-    EXPECT_EQ(wrong.download().front(), 0u) << "n=" << n;
-    const std::vector<std::uint32_t> got = b.download();
-    for (std::size_t i = 0; i < n; i += 1 + n / 97) ASSERT_EQ(got[i], touch_word(i, 7)) << "n=" << n << " i=" << i;
-    // Another seed: every word is wrong.
-    launch_touch_count(b.data(), n, 8, wrong.data(), nullptr);
-    EXPECT_EQ(wrong.download().front(), n) << "n=" << n;
-  }
-}
 
 TEST(Pool, ThresholdDecidesWhatThePoolKeepsAfterASync) {
   CML_REQUIRE_GPU();

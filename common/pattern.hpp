@@ -1,0 +1,61 @@
+// Data that proves a copy or an allocation right, as a function of the word index (host and device).
+//
+// Word i of a buffer holds pattern_word(i, seed). Multiplying by an odd constant is a bijection modulo
+// 2^31, so the words of any buffer of up to 2^31 words (8 GB) are all different: a copy that drops,
+// repeats or shifts even one word cannot match. The top bit is always clear, so no pattern word equals
+// the poison word 0xFFFFFFFF that outputs are filled with before every run. The device kernels that
+// fill and check the same pattern are in pattern_kernels.cuh.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "common/verify.hpp"
+
+#if defined(__CUDACC__)
+#define CML_HD __host__ __device__
+#else
+#define CML_HD
+#endif
+
+namespace cml {
+
+inline constexpr std::uint32_t kPoisonWord = 0xFFFFFFFFu;
+
+// murmur3's 32-bit finaliser: every output bit depends on every input bit, so neighbouring inputs give
+// words that share no pattern (nothing for a compressor or a cache-line coincidence to use).
+CML_HD inline std::uint32_t fmix32(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x85ebca6bu;
+  x ^= x >> 13;
+  x *= 0xc2b2ae35u;
+  x ^= x >> 16;
+  return x;
+}
+
+CML_HD inline std::uint32_t pattern_word(std::uint64_t i, std::uint32_t seed) {
+  return (static_cast<std::uint32_t>(i) * 2654435761u + seed) & 0x7FFFFFFFu;
+}
+
+inline void fill_pattern_host(std::uint32_t* p, std::size_t n, std::uint32_t seed) {
+  for (std::size_t i = 0; i < n; ++i) p[i] = pattern_word(i, seed);
+}
+
+inline void poison_host(void* p, std::size_t bytes) { std::memset(p, kPoisonByte, bytes); }
+
+// Compares n host words with the pattern plus `delta` (increments applied since the fill). The host must
+// be able to read them quickly: not write-combined memory, whose uncached reads are far slower.
+inline VerifyResult check_pattern_host(const std::uint32_t* p, std::size_t n, std::uint32_t seed,
+                                       std::uint32_t delta = 0) {
+  VerifyResult r;
+  r.checked = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t want = pattern_word(i, seed) + delta;
+    if (p[i] != want) r.add(i, std::to_string(p[i]), std::to_string(want));
+  }
+  return r;
+}
+
+}  // namespace cml
