@@ -16,7 +16,7 @@
 // not, the demo claims nothing: weak outcomes may appear or not on a given GPU, clock and load, and never
 // seeing one proves nothing.
 // What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
-// Run: build/bin/weak_ordering [--size 100M] [--csv litmus.csv]
+// Run: build/bin/weak_ordering [--size 1G] [--csv litmus.csv]
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -178,12 +178,13 @@ Demo make_demo() {
   d.summary =
       "Litmus tests between threads of different blocks: message passing and store buffering with plain,\n"
       "volatile, fenced and atomic_ref accesses at block, device and system scope, every outcome counted on the\n"
-      "GPU. Claims: no weak outcome where the PTX memory model forbids one; elsewhere no claim either way.";
+      "GPU. Claims: no weak outcome where the PTX memory model forbids one; elsewhere no claim either way:\n"
+      "never seeing a weak outcome the model allows proves nothing (another GPU, clock or load may show it).";
   d.size_meaning = "trials per variant (at least: rounded up to whole iterations of every instance)";
   for (const LitmusVariant& v : litmus_variants())
     d.variants.push_back({v.name, v.description, [&v](Context& c) { run_litmus(c, v); }});
   d.claims = claims();
-  d.default_size = [](const DeviceInfo&) { return std::uint64_t{10'000'000}; };
+  d.default_size = [](const DeviceInfo&) { return std::uint64_t{100'000'000}; };
   d.quick_size = std::uint64_t{1} << 20;
   d.max_size = [](const DeviceInfo&) { return std::uint64_t{10'000'000'000}; };
   d.max_size_reason = "10^10 trials: a handshake per trial, seconds per variant even on a large GPU";

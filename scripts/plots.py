@@ -116,6 +116,13 @@ SPECS = [
          x="size", y="us_per_cycle", where={"variant": "async_.*"},
          norm={"match": {"variant": "malloc_free"}, "same_x": True}, ref=(1.0, "cudaMalloc + cudaFree (1\u00d7)"),
          xlabel="allocation size (log2 scale)", ylabel="time per cycle (\u00d7 cudaMalloc + cudaFree, log scale)"),
+    # Weak outcomes are counts that are often zero, which a log-scale bar cannot draw: a table instead.
+    dict(run="weak_ordering", name="weak_ordering", kind="table",
+         title="Between two blocks, which orderings break, and which does the memory model forbid to break?",
+         columns=[("variant", "variant"), ("order", "order"), ("scope", "scope"),
+                  ("model forbids weak", "model_forbids_weak"), ("trials", "trials"), ("weak outcomes", "weak"),
+                  ("weak per million", "weak_per_million"), ("pairs on one SM", "pairs_same_sm"),
+                  ("verified", "verified")]),
     dict(run="global_variable", name="global_variable", kind="table",
          title="Does the host reach each __device__ and __constant__ symbol the way the kernel sees it?",
          columns=[("route", "variant"), ("symbol", "params"), ("value", "value"), ("expected", "expected"),
