@@ -130,13 +130,15 @@ void bandwidth(Context& ctx) {
           .set("smem_bytes_read", bytes_read);
       if (!row.verified) continue;
       const double gb_per_s = bytes_read / (row.median_ms * 1e6);
-      row.set("smem_gb_per_s", gb_per_s).set("smem_bytes_per_sm_clock", gb_per_s * 1e9 / sms / (ctx.device().sm_clock_khz * 1e3));
+      const double sm_hz = ctx.device().sm_clock_khz * 1e3;
+      row.set("smem_gb_per_s", gb_per_s).set("smem_bytes_per_sm_clock", gb_per_s * 1e9 / sms / sm_hz);
       if (!neighbour) own_gb_per_s = gb_per_s;
       else if (own_gb_per_s > 0.0) row.set("vs_own", gb_per_s / own_gb_per_s);
     }
   }
   ctx.note("smem_bytes_per_sm_clock assumes the SMs run at the peak clock the device reports; a conflict-free "
-           "shared-memory pipeline serves at most 128 bytes per SM per clock.");
+           "shared-memory pipeline serves at most 128 bytes per SM per clock. In a cluster of 1 the neighbour is the "
+           "block itself, reached through map_shared_rank.");
 }
 
 // The keys (generated on the device) and the CPU's counts, made once per process for all three variants.

@@ -104,7 +104,8 @@ TEST(Ch03DsmemHistogram, KeysLookRandom) {
 TEST(Ch03DsmemHistogram, FoldEqualsCountingIntoFewerBins) {
   const std::size_t n = 300007;
   const auto fine = histogram_reference(n, 65536);
-  for (std::uint32_t bins : {1u, 2u, 1024u, 32768u, 65536u}) EXPECT_EQ(fold_histogram(fine, bins), histogram_reference(n, bins)) << bins;
+  for (std::uint32_t bins : {1u, 2u, 1024u, 32768u, 65536u})
+    EXPECT_EQ(fold_histogram(fine, bins), histogram_reference(n, bins)) << bins;
   EXPECT_THROW(fold_histogram(fine, 3), std::invalid_argument);
   EXPECT_THROW(fold_histogram(fine, 131072), std::invalid_argument);
 }
