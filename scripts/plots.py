@@ -253,6 +253,12 @@ SPECS = [
          columns=[("variant", "variant"), ("setting", "params"), ("blocks", "blocks"),
                   ("blocks: all pass", "blocks_all_pass"), ("blocks: any pass", "blocks_any_pass"),
                   ("runs", "runs"), ("wrong runs", "wrong_runs"), ("verified", "verified")]),
+    dict(run="distributed_shared", name="distributed_shared", kind="bar",
+         title="How much faster is a histogram in shared memory, split over a cluster, than global atomics?",
+         x="params", y="vs_global", where={"variant": "histogram_(block|cluster)"},
+         ref=(1.0, "global atomics, same bins (1\u00d7)"), annotate="{:.2f}\u00d7",
+         xlabel="bins and blocks per cluster (65536 bins do not fit in one block)",
+         ylabel="speed-up (\u00d7 global atomics on the same bins, this run)"),
     # 04_transfers
     dict(run="pinned_bandwidth", name="pinned_h2d",
          title="How big must a host-to-device copy be to fill the link? Does pinning matter?",

@@ -26,7 +26,19 @@ inline constexpr int kReadUnroll = 4;
 
 namespace {
 
-// out[0] = where the chase ended (byte offset), out[1] = SM cycles for the `hops` hops.
+// Follows `hops` hops from `start`, load(offset) giving the next byte offset, timed with clock64() around
+// the hops alone: out[0] = where the chase ended (byte offset), out[1] = SM cycles for the hops.
+template <class Load>
+__device__ __forceinline__ void timed_chase(std::uint32_t start, int hops, Load load,
+                                            unsigned long long* __restrict__ out) {
+  std::uint32_t off = start;
+  const long long t0 = clock64();
+  for (int h = 0; h < hops; ++h) off = load(off);
+  const long long t1 = clock64();
+  out[0] = off;
+  out[1] = static_cast<unsigned long long>(t1 - t0);
+}
+
 __global__ void chase_shared_kernel(const std::uint32_t* __restrict__ chain, int chain_words, std::uint32_t start,
                                     int hops, unsigned long long* __restrict__ out) {
   extern __shared__ std::uint32_t chase_smem[];
@@ -34,12 +46,8 @@ __global__ void chase_shared_kernel(const std::uint32_t* __restrict__ chain, int
   __syncthreads();  // outside the `if` below: every thread of the block reaches it
   if (threadIdx.x != 0) return;
   const char* const base = reinterpret_cast<const char*>(chase_smem);
-  std::uint32_t off = start;
-  const long long t0 = clock64();
-  for (int h = 0; h < hops; ++h) off = *reinterpret_cast<const std::uint32_t*>(base + off);
-  const long long t1 = clock64();
-  out[0] = off;
-  out[1] = static_cast<unsigned long long>(t1 - t0);
+  timed_chase(start, hops, [base](std::uint32_t off) { return *reinterpret_cast<const std::uint32_t*>(base + off); },
+              out);
 }
 
 // CacheInL1: loads with ld.global.ca (L1 and L2); otherwise ld.global.cg (L2 only, L1 bypassed).
@@ -54,11 +62,7 @@ __global__ void chase_global_kernel(const std::uint32_t* __restrict__ chain, std
   };
   std::uint32_t off = start;
   for (int h = 0; h < warm_hops; ++h) off = load(off);
-  const long long t0 = clock64();
-  for (int h = 0; h < hops; ++h) off = load(off);
-  const long long t1 = clock64();
-  out[0] = off;
-  out[1] = static_cast<unsigned long long>(t1 - t0);
+  timed_chase(off, hops, load, out);
 }
 
 // out[t] = XOR of every word of elements t, t + T, t + 2T, ... (T = threads in the grid).
