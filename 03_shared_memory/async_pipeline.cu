@@ -108,7 +108,9 @@ std::vector<Claim> claims() {
             "computes; DRAM bandwidth is bytes in flight / latency (Little's law), and S stages keep up to S "
             "tiles requested through the compute. 1.2 asks for a fifth of the 2-4x in-flight ratio",
             ClaimKind::device,
-            [](const RunRows& r) { return best_multistage(r, Occupancy::low) / gb_per_s(r, "sync", Occupancy::low); }},
+            [](const RunRows& r) {
+              return best_multistage(r, Occupancy::low) / gb_per_s(r, "sync", Occupancy::low);
+            }},
       Claim{"pipeline_gain_vanishes_at_high_occupancy",
             "With many blocks per SM, the best multi-stage pipeline runs within 10% of the synchronous copy.",
             "GB/s max(async_2stage, async_3stage, async_4stage) / GB/s sync, occupancy=high",
@@ -117,7 +119,9 @@ std::vector<Claim> claims() {
             "what the pipeline overlaps, and DRAM, not latency, is the limit for both; 10% for the pipeline's "
             "barriers and run-to-run noise",
             ClaimKind::device,
-            [](const RunRows& r) { return best_multistage(r, Occupancy::high) / gb_per_s(r, "sync", Occupancy::high); }},
+            [](const RunRows& r) {
+              return best_multistage(r, Occupancy::high) / gb_per_s(r, "sync", Occupancy::high);
+            }},
       Claim{"async_copy_alone_buys_little",
             "With one block per SM, memcpy_async into a one-stage pipeline is at most 1.15x as fast as the "
             "synchronous copy.",

@@ -136,13 +136,13 @@ __global__ void __launch_bounds__(kPipeBlock)
     // Top up: Stages tiles requested, tile k and the Stages - 1 after it.
     for (; fetched < mine && fetched < k + Stages; ++fetched) {
       const std::size_t t = blockIdx.x + fetched * gridDim.x;
-      pipe.producer_acquire();
-      copy_tile_async(in + t * kPipeTileWords, pipeline_tile_length(n, t), stages + (fetched % Stages) * kPipeTileWords,
-                      pipe);
+      std::uint32_t* stage = stages + (fetched % Stages) * kPipeTileWords;
+      pipe.producer_acquire();  // waits until every thread has released this stage's previous tile
+      copy_tile_async(in + t * kPipeTileWords, pipeline_tile_length(n, t), stage, pipe);
       pipe.producer_commit();
     }
     const std::size_t t = blockIdx.x + k * gridDim.x;
-    pipe.consumer_wait();
+    pipe.consumer_wait();  // every thread's copies into tile k's stage have landed
     filter_tile(stages + (k % Stages) * kPipeTileWords, pipeline_tile_length(n, t), out + t * kPipeTileWords);
     pipe.consumer_release();
   }
@@ -163,12 +163,17 @@ inline PipelineKernel async_pipeline_kernel(int stages) {
 
 // Asks for the largest shared-memory carveout for every pipeline kernel (once per process): six blocks of
 // 32 KiB of stages need more than a smaller default split between L1 and shared memory leaves. The kernels
-// get nothing from L1: every word they load is used once, from shared memory.
+// get nothing from L1: every word they load is used once, from shared memory. Also allows each kernel its
+// stages' dynamic shared memory beyond the default 48 KiB, for larger tiles.
 inline void async_pipeline_prefer_shared() {
   static const bool done = [] {
-    for (int stages = 0; stages <= kPipeMaxStages; ++stages)
-      CUDA_CHECK(cudaFuncSetAttribute(async_pipeline_kernel(stages), cudaFuncAttributePreferredSharedMemoryCarveout,
+    for (int stages = 0; stages <= kPipeMaxStages; ++stages) {
+      const PipelineKernel kernel = async_pipeline_kernel(stages);
+      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                       cudaSharedmemCarveoutMaxShared));
+      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(pipeline_smem_bytes(stages))));
+    }
     return true;
   }();
   (void)done;

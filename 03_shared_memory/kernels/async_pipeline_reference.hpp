@@ -23,8 +23,8 @@ inline constexpr int kPipeMaxStages = 4;
 // The per-tile work: out[j] = sum of stencil_weight(k) * tile[j + k] for k = -2 .. 2, the index
 // clamped to the tile (each tile is filtered on its own, so no tile needs its neighbours). Unsigned
 // 32-bit arithmetic wraps the same way on the CPU and the GPU, so every variant must match bit for bit.
-// The weights (3, 5, 7, 11, 13) are distinct odd numbers: a stencil that is shifted or mirrored, or reads a neighbouring
-// stage's buffer, gives different words.
+// The weights (3, 5, 7, 11, 13) are distinct odd numbers: a stencil that is shifted or mirrored, or reads
+// a neighbouring stage's buffer, gives different words.
 inline constexpr int kStencilRadius = 2;
 // The weight of tap k (k = -kStencilRadius .. kStencilRadius); a function, so device code can use it too.
 CML_HD constexpr std::uint32_t stencil_weight(int k) {

@@ -51,7 +51,8 @@ TEST(Ch03PipelinePlan, EveryTileGoesToExactlyOneBlock) {
           ++seen[t];
         }
       }
-      for (std::size_t t = 0; t < tiles; ++t) EXPECT_EQ(seen[t], 1) << "tile " << t << " of " << tiles << ", grid " << grid;
+      for (std::size_t t = 0; t < tiles; ++t)
+        EXPECT_EQ(seen[t], 1) << "tile " << t << " of " << tiles << ", grid " << grid;
       if (tiles > 0) {
         EXPECT_LE(most - least, 1u) << "blocks differ by at most one tile";
       }
