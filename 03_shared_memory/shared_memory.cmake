@@ -8,3 +8,6 @@ add_demo(smem_vs_global SOURCES smem_vs_global.cu)
 add_demo(reduce_integer SOURCES reduce_integer.cu)
 add_demo(sync_fences SOURCES sync_fences.cu)
 add_demo(distributed_shared SOURCES distributed_shared.cu)
+# Streaming through shared memory: the synchronous tile copy against cuda::memcpy_async in a 1- to 4-stage
+# cuda::pipeline, at one block per SM and at many.
+add_demo(async_pipeline SOURCES async_pipeline.cu)

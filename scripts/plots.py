@@ -265,6 +265,12 @@ SPECS = [
          ref=(1.0, "global atomics, same bins (1\u00d7)"), annotate="{:.2f}\u00d7",
          xlabel="bins and blocks per cluster (65536 bins do not fit in one block)",
          ylabel="speed-up (\u00d7 global atomics on the same bins, this run)"),
+    dict(run="async_pipeline", name="async_pipeline", kind="bar",
+         title="Does a multi-stage memcpy_async pipeline beat the plain tile copy, at one block per SM and at many?",
+         x="occupancy", series="variant", y="vs_sync", where={"variant": "async_.*"},
+         ref=(1.0, "synchronous copy, same occupancy (1\u00d7)"), annotate="{:.2f}\u00d7",
+         xlabel="occupancy (low: one block per SM; high: as many as four stages fit)",
+         ylabel="bandwidth (\u00d7 the synchronous copy at the same occupancy, this run)"),
     # 04_transfers
     dict(run="pinned_bandwidth", name="pinned_h2d",
          title="How big must a host-to-device copy be to fill the link? Does pinning matter?",
