@@ -1,5 +1,5 @@
-# Chapter 03: banks, padding, reductions, synchronization and distributed shared memory (the tiled transposes
-# are in transpose.cmake).
+# Chapter 03: banks, padding, reductions, synchronization, distributed shared memory, asynchronous copies and
+# the TMA (the tiled transposes are in transpose.cmake).
 add_demo(smem_square SOURCES smem_square.cu)
 add_demo(smem_rectangle SOURCES smem_rectangle.cu)
 add_demo(bank_conflicts SOURCES bank_conflicts.cu)
@@ -11,3 +11,5 @@ add_demo(distributed_shared SOURCES distributed_shared.cu)
 # Streaming through shared memory: the synchronous tile copy against cuda::memcpy_async in a 1- to 4-stage
 # cuda::pipeline, at one block per SM and at many.
 add_demo(async_pipeline SOURCES async_pipeline.cu)
+# Copies by the Tensor Memory Accelerator: 1D bulk requests of 256 B to 32 KiB and 2D tensor boxes.
+add_demo(tma_copy SOURCES tma_copy.cu)

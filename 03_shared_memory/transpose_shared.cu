@@ -13,7 +13,10 @@
 // transposed in registers, a chunk-swizzled tile); tile64_async adds persistent blocks and cp.async
 // double buffering (compute capability 8.0 or newer; waived on older GPUs). Their sectors and wavefronts
 // are as designed, but wider accesses save instructions, not DRAM bytes: they need not beat the padded
-// 4-byte tiles.
+// 4-byte tiles. fast_64x8_grouped runs the blocks in bands of tile rows, so the blocks resident at once
+// cover a square patch of the matrix instead of a strip. tma_64x64 / tma_128x128 (compute capability 9.0
+// or newer; sides multiples of 4) bring each tile in and send it out with one tensor copy each, and the
+// threads only transpose 4 x 4 blocks between two shared-memory tiles.
 // Bandwidth = 2 * M * N * 4 bytes / median time (GB = 1e9), L2 flushed before each sample; every output is
 // compared bit-exactly with the CPU transpose before it is timed. vs_memcpy divides by cudaMemcpy D2D of
 // the same matrix size, measured in this run.
@@ -28,6 +31,7 @@
 #include <fmt/format.h>
 
 #include "02_global_memory/kernels/transpose_global.cuh"
+#include "03_shared_memory/kernels/tma.cuh"
 #include "03_shared_memory/kernels/transpose_shared.cuh"
 #include "common/access_model.hpp"
 #include "common/harness.hpp"
@@ -67,11 +71,17 @@ template <int kSide, int kBlockRows, int kKind = 0>
 void padded_tile(Context& ctx) {
   transpose::Bench& b = transpose::bench(ctx);
   const auto& s = b.shape();
-  // kKind: 0 the plain padded tile, 1 the fast-path tile, 2 the fast-path tile with streaming hints.
-  const transpose::Launch launch = kKind == 0   ? transpose::Launch(launch_transpose_padded_tile<kSide, kBlockRows>)
-                                   : kKind == 1 ? transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, false>)
-                                                : transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, true>);
-  const char* kind = kKind == 0 ? "" : kKind == 1 ? " fast-path" : " fast-path evict-first";
+  // kKind: 0 the plain padded tile, 1 the fast-path tile, 2 the fast-path tile with streaming hints, 3 the
+  // fast-path tile with blocks in grouped order.
+  const transpose::Launch launch =
+      kKind == 0   ? transpose::Launch(launch_transpose_padded_tile<kSide, kBlockRows>)
+      : kKind == 1 ? transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, false>)
+      : kKind == 2 ? transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, true>)
+                   : transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, false, ch02::BlockOrder::kGrouped>);
+  const char* kind = kKind == 0   ? ""
+                     : kKind == 1 ? " fast-path"
+                     : kKind == 2 ? " fast-path evict-first"
+                                  : " fast-path grouped-order";
   Row& row = b.run(ctx, fmt::format("tile={0}x{0} threads={0}x{1}{2}", kSide, kBlockRows, kind), Expect::kTranspose,
                    launch);
   transpose::set_global_model(row, model::tile_access(kSide, kBlockRows, s.cols, sizeof(float), true),
@@ -119,6 +129,37 @@ void wide_model(Row& row, const transpose::Shape& s) {
                             })));
 }
 
+// The TMA transposes: kSide x kSide tiles in by tensor loads and out by tensor stores, 4 x 4 blocks
+// transposed in registers by threads assigned with an XOR; persistent blocks.
+template <int kSide, int kStages, int kOut, ch02::BlockOrder kOrder>
+void tma_transpose(Context& ctx) {
+  if (const std::string why = tma::tma_unsupported(ctx.device().cc_major, ctx.device().cc_minor); !why.empty())
+    throw Waived(why);
+  transpose::Bench& b = transpose::bench(ctx);
+  const auto& s = b.shape();
+  if (const std::string why = tma::transpose_tma_shape_unsupported(s.rows, s.cols); !why.empty()) throw Waived(why);
+  Row& row = b.run(ctx,
+                   fmt::format("tile={0}x{0} stages={1}+{2} tensor-map persistent{3}", kSide, kStages, kOut,
+                               kOrder == ch02::BlockOrder::kGrouped ? " grouped-order" : ""),
+                   Expect::kTranspose, [](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t st) {
+                     tma::launch_transpose_tma<kSide, kStages, kOut, kOrder>(in, out, r, c, st);
+                   });
+  // The global side is the TMA's own (whole rows of each box); shared memory: the first pass of float4
+  // reads of the input tile and float4 writes of the output tile (the other passes are alike).
+  constexpr unsigned f4 = sizeof(float4);
+  constexpr std::uint64_t kWarps = tma::kTmaThreads / model::kWarp;
+  const auto word = [](int r, int c) { return std::uint64_t(tma::tile_word<kSide>(r, c)) * sizeof(float); };
+  const auto block = [](std::uint64_t w, unsigned l) { return tma::block4_of<kSide>(int(w * model::kWarp + l)); };
+  set_shared_model(row, model::shared_pattern(kWarps, f4, [&](std::uint64_t w, unsigned l) {
+                     const tma::Block4 k = block(w, l);
+                     return std::optional<std::uint64_t>(word(4 * k.q, 4 * k.rb));
+                   }),
+                   model::shared_pattern(kWarps, f4, [&](std::uint64_t w, unsigned l) {
+                     const tma::Block4 k = block(w, l);
+                     return std::optional<std::uint64_t>(word(4 * k.rb, 4 * k.q));
+                   }));
+}
+
 void wide(Context& ctx, const std::string& params, const transpose::Launch& launch) {
   transpose::Bench& b = transpose::bench(ctx);
   Row& row = b.run(ctx, params, Expect::kTranspose, launch);
@@ -127,7 +168,8 @@ void wide(Context& ctx, const std::string& params, const transpose::Launch& laun
 
 // The padded-tile variants with several elements per thread: the family that reaches the copy ceiling.
 const std::vector<std::string> kTiledFamily = {"tiled_multi", "tiled_32x4", "tiled_32x2", "tiled_64x8", "tiled_64x4",
-                                               "fast_32x4",   "fast_32x4_cs", "fast_64x8",  "fast_64x8_cs"};
+                                               "fast_32x4",   "fast_32x4_cs", "fast_64x8",  "fast_64x8_cs",
+                                               "fast_64x8_grouped"};
 
 // A column of a variant's one row (its params carry the matrix shape, so they are not spelled out here).
 double only(const RunRows& r, const std::string& variant, const char* column) {
@@ -186,6 +228,7 @@ Demo make_demo() {
       {"fast_32x4_cs", "fast_32x4 with evict-first loads and stores (__ldcs/__stcs)", padded_tile<32, 4, 2>},
       {"fast_64x8", "tiled_64x8 with unchecked interior tiles and 32-bit indexing", padded_tile<64, 8, 1>},
       {"fast_64x8_cs", "fast_64x8 with evict-first loads and stores (__ldcs/__stcs)", padded_tile<64, 8, 2>},
+      {"fast_64x8_grouped", "fast_64x8 with blocks in grouped order (bands of 16 tile rows)", padded_tile<64, 8, 3>},
       {"tile64_vec4", "64x64 tile, 256 threads, float4 loads/stores, chunk-swizzled tile",
        [](Context& ctx) { wide(ctx, "tile=64x64 threads=256", launch_transpose_tile64_vec4); }},
       {"tile64_async", "tile64_vec4 in persistent blocks, cp.async into two tile buffers (CC >= 8.0)",
@@ -198,6 +241,10 @@ Demo make_demo() {
                 launch_transpose_tile64_async(in, out, r, c, s);
               });
        }},
+      {"tma_64x64", "TMA tensor loads and stores of 64x64 tiles, XOR-assigned 4x4 blocks in registers (CC >= 9.0)",
+       tma_transpose<64, 4, 2, ch02::BlockOrder::kRowMajor>},
+      {"tma_128x128", "TMA transpose of 128x128 tiles: 512-byte pieces on both sides (CC >= 9.0)",
+       tma_transpose<128, 2, 1, ch02::BlockOrder::kRowMajor>},
   };
   d.claims = {
       ratio_of_rows("padding_removes_bank_conflicts",
@@ -219,11 +266,21 @@ Demo make_demo() {
       Claim{"tiled_reaches_copy_ceiling",
             "The best padded-tile transpose with several elements per thread comes close to cudaMemcpy D2D of "
             "the same matrix.",
-            "max vs_memcpy over tiled_multi, tiled_32x4/32x2/64x8/64x4, fast_32x4(_cs), fast_64x8(_cs)",
+            "max vs_memcpy over tiled_multi, tiled_32x4/32x2/64x8/64x4, fast_32x4(_cs), fast_64x8(_cs/_grouped)",
             Bound::at_least(0.85),
             "with the tile, both global sides are fully coalesced, so a transpose moves the bytes of a copy; "
             "15% covers the barrier between the two phases and run-to-run noise",
             ClaimKind::device, [](const RunRows& r) { return best_tiled(r, "vs_memcpy"); }},
+      Claim{"tma_matches_threads",
+            "A transpose whose tiles move by TMA tensor copies runs at the speed of the best tiled transpose whose "
+            "threads move them: neither beats the other by more than 10%.",
+            "GB/s tma_64x64 / max GB/s over the tiled family (as in tiled_reaches_copy_ceiling)",
+            Bound::between(0.9, 1.1),
+            "both read and write whole 256-byte pieces of rows through a tile and both are limited by DRAM; the TMA "
+            "saves the address arithmetic and registers of the loads and stores, which a memory-bound kernel has to "
+            "spare",
+            ClaimKind::device,
+            [](const RunRows& r) { return only(r, "tma_64x64", "gb_per_s") / best_tiled(r, "gb_per_s"); }},
       Claim{"naive_transpose_far_below",
             "The naive global transpose (columns written without a tile) is several times slower than the best "
             "tiled transpose.",

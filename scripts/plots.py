@@ -271,6 +271,11 @@ SPECS = [
          ref=(1.0, "synchronous copy, same occupancy (1\u00d7)"), annotate="{:.2f}\u00d7",
          xlabel="occupancy (low: one block per SM; high: as many as four stages fit)",
          ylabel="bandwidth (\u00d7 the synchronous copy at the same occupancy, this run)"),
+    dict(run="tma_copy", name="tma_copy", kind="bar",
+         title="How large must a TMA bulk request be to copy as fast as cudaMemcpy?",
+         x="variant", y="vs_memcpy", ref=(1.0, "cudaMemcpy D2D (1\u00d7)"), annotate="{:.2f}",
+         xlabel="copy (bulk_N: 1D bulk requests of N bytes, the same 64 KiB ring per block)",
+         ylabel="bandwidth (\u00d7 cudaMemcpy D2D of this run)"),
     # 04_transfers
     dict(run="pinned_bandwidth", name="pinned_h2d",
          title="How big must a host-to-device copy be to fill the link? Does pinning matter?",

@@ -36,7 +36,14 @@ namespace cml::ch02 {
 enum class BlockOrder {
   kRowMajor,  // consecutive blocks walk along a row of tiles
   kDiagonal,  // consecutive blocks walk down a (wrapped) diagonal of tiles
+  kGrouped,   // consecutive blocks walk down a column of a band of kGroupBand tile rows
 };
+
+// Tile rows per band in the grouped order. The blocks resident at one time then cover a roughly square
+// patch of the matrix instead of one long strip of tile rows: in row-major order a full GPU of blocks
+// reads a few input rows end to end but writes short pieces of thousands of output rows at once, each in
+// a different DRAM page; grouped, both sides touch a few hundred rows each.
+inline constexpr unsigned kGroupBand = 16;
 
 enum class LoadPath {
   kDefault,  // ordinary loads: cached in L1 and L2
@@ -53,11 +60,22 @@ struct TileIndex {
 // is taken exactly once: b <-> (b / tiles_y, y) is one-to-one, and for each y, q -> (q + y) % tiles_x is a
 // cyclic shift. On a square grid of T x T tiles, with b = by * T + bx, this is the blog posts' mapping
 // (x = (bx + by) % T, y = bx), which they could only use for square grids.
+// Grouped order: bands of `band` tile rows (the last band may be shorter), taken top to bottom; inside a
+// band, blocks go down one column of tiles, then the next column. Every tile is taken exactly once.
 template <BlockOrder kOrder>
-__host__ __device__ inline TileIndex tile_of(unsigned block, unsigned tiles_x, unsigned tiles_y) {
+__host__ __device__ inline TileIndex tile_of(unsigned block, unsigned tiles_x, unsigned tiles_y,
+                                             unsigned band = kGroupBand) {
   if constexpr (kOrder == BlockOrder::kRowMajor) {
+    (void)tiles_y, (void)band;
     return {block % tiles_x, block / tiles_x};
+  } else if constexpr (kOrder == BlockOrder::kGrouped) {
+    const unsigned per_band = band * tiles_x;
+    const unsigned first_row = block / per_band * band;
+    const unsigned height = tiles_y - first_row < band ? tiles_y - first_row : band;
+    const unsigned within = block - first_row * tiles_x;
+    return {within / height, first_row + within % height};
   } else {
+    (void)band;
     const unsigned y = block % tiles_y;
     return {(block / tiles_y + y) % tiles_x, y};
   }

@@ -139,12 +139,12 @@ __global__ void __launch_bounds__(kSide* kBlockRows)
 // (all but the right and bottom edges) skip the per-element bounds checks; matrices with fewer than 2^32
 // elements index with 32-bit arithmetic (Index = unsigned); and kStreaming marks the loads and stores
 // evict-first (__ldcs / __stcs), since every byte is touched exactly once.
-template <int kSide, int kBlockRows, bool kStreaming, class Index>
+template <int kSide, int kBlockRows, bool kStreaming, class Index, BlockOrder kOrder>
 __global__ void __launch_bounds__(kSide* kBlockRows)
     transpose_fast_tile_kernel(const float* __restrict__ in, float* __restrict__ out, Index rows, Index cols,
                                TileGrid g) {
   __shared__ float tile[kSide][kSide + 1];
-  const TileIndex t = tile_of<BlockOrder::kRowMajor>(blockIdx.x, g.tiles_x, g.tiles_y);
+  const TileIndex t = tile_of<kOrder>(blockIdx.x, g.tiles_x, g.tiles_y);
   const Index r0 = Index(t.y) * kSide, c0 = Index(t.x) * kSide;
   const int x = threadIdx.x;
   const bool interior = r0 + kSide <= rows && c0 + kSide <= cols;  // uniform across the block
@@ -359,7 +359,7 @@ void launch_transpose_padded_tile(const float* in, float* out, std::size_t rows,
   CUDA_CHECK_LAUNCH();
 }
 
-template <int kSide, int kBlockRows, bool kStreaming>
+template <int kSide, int kBlockRows, bool kStreaming, BlockOrder kOrder = BlockOrder::kRowMajor>
 void launch_transpose_fast_tile(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
   static_assert(kSide % kBlockRows == 0 && kSide % 32 == 0, "whole warps along x; the rows divide the tile");
   if (rows == 0 || cols == 0) return;
@@ -367,10 +367,11 @@ void launch_transpose_fast_tile(const float* in, float* out, std::size_t rows, s
   const dim3 block(kSide, kBlockRows);
   // 32-bit offsets are exact while every offset (and r0 + kSide, c0 + kSide) stays below 2^32.
   if ((rows + kSide) * (cols + kSide) < (std::size_t{1} << 32)) {
-    transpose_fast_tile_kernel<kSide, kBlockRows, kStreaming, unsigned>
+    transpose_fast_tile_kernel<kSide, kBlockRows, kStreaming, unsigned, kOrder>
         <<<g.blocks(), block, 0, s>>>(in, out, unsigned(rows), unsigned(cols), g);
   } else {
-    transpose_fast_tile_kernel<kSide, kBlockRows, kStreaming, std::size_t><<<g.blocks(), block, 0, s>>>(in, out, rows, cols, g);
+    transpose_fast_tile_kernel<kSide, kBlockRows, kStreaming, std::size_t, kOrder>
+        <<<g.blocks(), block, 0, s>>>(in, out, rows, cols, g);
   }
   CUDA_CHECK_LAUNCH();
 }

@@ -3,16 +3,19 @@
 // model predicts for each shared-memory layout.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "02_global_memory/kernels/transpose_global.cuh"
 #include "02_global_memory/kernels/transpose_reference.hpp"
+#include "03_shared_memory/kernels/tma.cuh"
 #include "03_shared_memory/kernels/transpose_shared.cuh"
 #include "common/access_model.hpp"
 
@@ -58,23 +61,50 @@ TEST(Reference, InputValuesAreDistinctFiniteAndNeverThePoison) {
   EXPECT_EQ(element_value(wrap), element_value(0)) << "the pattern repeats after the last distinct index";
 }
 
-// Every tile is visited exactly once, in both orders, for any grid shape.
-TEST(BlockOrder, BothOrdersVisitEveryTileOnce) {
+// Every tile is visited exactly once, in every order, for any grid shape (and any band height).
+TEST(BlockOrder, EveryOrderVisitsEveryTileOnce) {
+  const auto visits_once = [](auto order, unsigned tx, unsigned ty, unsigned band) {
+    std::vector<int> seen(tx * ty);
+    for (unsigned b = 0; b < tx * ty; ++b) {
+      const TileIndex t = tile_of<decltype(order)::value>(b, tx, ty, band);
+      if (t.x >= tx || t.y >= ty) return false;
+      ++seen[t.y * tx + t.x];
+    }
+    for (int v : seen)
+      if (v != 1) return false;
+    return true;
+  };
+  using RowMajor = std::integral_constant<BlockOrder, BlockOrder::kRowMajor>;
+  using Diagonal = std::integral_constant<BlockOrder, BlockOrder::kDiagonal>;
+  using Grouped = std::integral_constant<BlockOrder, BlockOrder::kGrouped>;
   for (unsigned tx = 1; tx <= 40; ++tx)
     for (unsigned ty = 1; ty <= 40; ++ty) {
-      std::vector<int> row_major(tx * ty), diagonal(tx * ty);
-      for (unsigned b = 0; b < tx * ty; ++b) {
-        const TileIndex r = tile_of<BlockOrder::kRowMajor>(b, tx, ty);
-        const TileIndex d = tile_of<BlockOrder::kDiagonal>(b, tx, ty);
-        ASSERT_TRUE(r.x < tx && r.y < ty && d.x < tx && d.y < ty);
-        ++row_major[r.y * tx + r.x];
-        ++diagonal[d.y * tx + d.x];
-      }
-      for (unsigned i = 0; i < tx * ty; ++i) {
-        ASSERT_EQ(row_major[i], 1) << tx << "x" << ty;
-        ASSERT_EQ(diagonal[i], 1) << tx << "x" << ty;
-      }
+      ASSERT_TRUE(visits_once(RowMajor{}, tx, ty, kGroupBand)) << tx << "x" << ty;
+      ASSERT_TRUE(visits_once(Diagonal{}, tx, ty, kGroupBand)) << tx << "x" << ty;
+      for (unsigned band : {1u, 3u, 8u, 16u, 64u})
+        ASSERT_TRUE(visits_once(Grouped{}, tx, ty, band)) << tx << "x" << ty << " band " << band;
     }
+}
+
+// The point of the grouped order: band x band consecutive blocks cover a band x band patch of tiles, where
+// row-major order spreads them along one tile row.
+TEST(BlockOrder, GroupedBlocksCoverASquarePatch) {
+  const unsigned tx = 100, ty = 50, band = 8;
+  unsigned max_x = 0, max_y = 0;
+  for (unsigned b = 0; b < band * band; ++b) {
+    const TileIndex t = tile_of<BlockOrder::kGrouped>(b, tx, ty, band);
+    max_x = std::max(max_x, t.x);
+    max_y = std::max(max_y, t.y);
+  }
+  EXPECT_EQ(max_x, band - 1);
+  EXPECT_EQ(max_y, band - 1);
+  // The last band is 50 - 48 = 2 rows high: its blocks go down those two rows, column by column.
+  const TileIndex first_of_last = tile_of<BlockOrder::kGrouped>(48 * tx, tx, ty, band);
+  const TileIndex next = tile_of<BlockOrder::kGrouped>(48 * tx + 2, tx, ty, band);
+  EXPECT_EQ(first_of_last.y, 48u);
+  EXPECT_EQ(first_of_last.x, 0u);
+  EXPECT_EQ(next.x, 1u);
+  EXPECT_EQ(next.y, 48u);
 }
 
 // On a square grid the diagonal order is the blog posts' mapping: launch (bx, by) -> tile ((bx + by) % T, bx).
@@ -163,6 +193,83 @@ TEST(AccessModel, Tile64SwizzleMakesSixteenByteAccessesConflictFree) {
   EXPECT_EQ(phase2([](int r, int c) { return r * kWide + c; }).wavefronts_per_request(), 32.0);
   // The smallest padding that keeps rows 16-byte aligned (4 words) only halves that: 4-way conflicts.
   EXPECT_EQ(phase2([](int r, int c) { return r * (kWide + 4) + c; }).wavefronts_per_request(), 16.0);
+}
+
+// The TMA transposes' block assignment: block numbers 0 .. (kSide / 4)^2 - 1 name every 4 x 4 block once.
+template <int kSide>
+std::size_t distinct_blocks() {
+  std::set<std::pair<int, int>> blocks;
+  for (int b = 0; b < kSide * kSide / 16; ++b) {
+    const cml::tma::Block4 k = cml::tma::block4_of<kSide>(b);
+    if (k.rb < 0 || k.rb >= kSide / 4 || k.q < 0 || k.q >= kSide / 4) return 0;
+    blocks.insert({k.rb, k.q});
+  }
+  return blocks.size();
+}
+
+TEST(TmaTranspose, BlocksCoverTheTileOnce) {
+  EXPECT_EQ(distinct_blocks<64>(), std::size_t(64 * 64 / 16));
+  EXPECT_EQ(distinct_blocks<128>(), std::size_t(128 * 128 / 16));
+}
+
+// Wavefronts per warp request of the float4 reads of the input tile (rows 4 rb + i, column q) and the
+// float4 writes of the output tile (rows 4 q + i, column rb), over every pass of the 256 threads, for a
+// block assignment and a layout.
+template <int kSide, class Assign, class Layout>
+std::pair<double, double> block_accesses(Assign assign, Layout layout, int i) {
+  const auto pattern = [&](bool write) {
+    return cml::model::shared_pattern(kSide * kSide / 16 / 32, 16, [&](std::uint64_t w, unsigned l) {
+      const cml::tma::Block4 b = assign(int(w * 32 + l));
+      const int r = write ? 4 * b.q + i : 4 * b.rb + i, c = write ? 4 * b.rb : 4 * b.q;
+      return std::optional<std::uint64_t>(std::uint64_t(layout(r, c)) * 4);
+    });
+  };
+  return {pattern(false).wavefronts_per_request(), pattern(true).wavefronts_per_request()};
+}
+
+template <int kSide>
+void expect_conflict_free() {
+  constexpr int kCols = kSide / 4;  // 4 x 4 blocks per tile row
+  const auto rows_by_lane = [](int b) { return cml::tma::Block4{b % kCols, b / kCols}; };
+  const auto cols_by_lane = [](int b) { return cml::tma::Block4{b / kCols, b % kCols}; };
+  for (int i = 0; i < 4; ++i) {
+    // 16-byte accesses are served 8 lanes at a time: 4 wavefronts per request is the conflict-free minimum.
+    EXPECT_EQ(block_accesses<kSide>(cml::tma::block4_of<kSide>, cml::tma::tile_word<kSide>, i),
+              std::make_pair(4.0, 4.0))
+        << kSide << " " << i;
+    // Without the XOR, lanes walk down a column of blocks on one side: 8 float4s in one bank group.
+    EXPECT_EQ(block_accesses<kSide>(rows_by_lane, cml::tma::tile_word<kSide>, i), std::make_pair(32.0, 4.0)) << i;
+    EXPECT_EQ(block_accesses<kSide>(cols_by_lane, cml::tma::tile_word<kSide>, i), std::make_pair(4.0, 32.0)) << i;
+  }
+}
+
+TEST(TmaTranspose, XorAssignedBlocksAreConflictFree) {
+  expect_conflict_free<64>();
+  expect_conflict_free<128>();
+}
+
+// The launchers refuse what a tensor map cannot describe, and devices without the TMA get the reason.
+TEST(TmaTranspose, ShapesAndDevices) {
+  EXPECT_EQ(cml::tma::transpose_tma_shape_unsupported(8192, 8192), "");
+  EXPECT_EQ(cml::tma::transpose_tma_shape_unsupported(4, 1028), "");
+  EXPECT_NE(cml::tma::transpose_tma_shape_unsupported(1000, 777), "");
+  EXPECT_NE(cml::tma::transpose_tma_shape_unsupported(777, 1000), "");
+  EXPECT_EQ(cml::tma::tma_unsupported(9, 0), "");
+  EXPECT_EQ(cml::tma::tma_unsupported(10, 0), "");
+  EXPECT_EQ(cml::tma::tma_unsupported(8, 9),
+            "the Tensor Memory Accelerator needs compute capability 9.0 or newer; this GPU is 8.9");
+}
+
+// A bulk request is a multiple of 16 bytes and fits twice in the ring; the ring holds as many stages as fit.
+TEST(TmaCopy, BulkPlans) {
+  EXPECT_EQ(cml::tma::bulk_plan(256).stages, 256u);
+  EXPECT_EQ(cml::tma::bulk_plan(1024).stages, 64u);
+  EXPECT_EQ(cml::tma::bulk_plan(16384).stages, 4u);
+  EXPECT_EQ(cml::tma::bulk_plan(32768).stages, 2u);
+  EXPECT_EQ(cml::tma::bulk_plan(16).stages, cml::tma::kMaxStages);
+  EXPECT_THROW(cml::tma::bulk_plan(0), std::invalid_argument);
+  EXPECT_THROW(cml::tma::bulk_plan(100), std::invalid_argument);
+  EXPECT_THROW(cml::tma::bulk_plan(65536), std::invalid_argument);
 }
 
 TEST(AccessModel, NaiveKernelsSectorsPerRequest) {

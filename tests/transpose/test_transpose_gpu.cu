@@ -4,16 +4,19 @@
 // (no kernel writes outside its matrix).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "02_global_memory/kernels/transpose_global.cuh"
 #include "02_global_memory/kernels/transpose_reference.hpp"
+#include "03_shared_memory/kernels/tma.cuh"
 #include "03_shared_memory/kernels/transpose_shared.cuh"
 #include "common/testing.hpp"
 
@@ -77,6 +80,7 @@ std::vector<Case> all_cases() {
       {"fast_32x4_cs", kT, launch_transpose_fast_tile<32, 4, true>},
       {"fast_64x8", kT, launch_transpose_fast_tile<64, 8, false>},
       {"fast_64x8_cs", kT, launch_transpose_fast_tile<64, 8, true>},
+      {"fast_64x8_grouped", kT, launch_transpose_fast_tile<64, 8, false, BlockOrder::kGrouped>},
       {"tile64_vec4", kT, launch_transpose_tile64_vec4},
       {"tile64_async", kT, async_with(0)},
       // persistent grids far smaller than the tile count: every block cycles through both buffers
@@ -211,3 +215,68 @@ TEST(Launchers, EmptyMatrixIsANoOp) {
 }
 
 }  // namespace
+
+// ---- The TMA transpose (compute capability 9.0 or newer; both sides multiples of 4) ----------------
+
+#define SKIP_WITHOUT_TMA()                                                                             \
+  do {                                                                                                 \
+    CML_REQUIRE_GPU();                                                                                 \
+    if (const std::string cml_why_ = cml::tma::tma_unsupported(); !cml_why_.empty()) GTEST_SKIP() << cml_why_; \
+  } while (0)
+
+// The demo's TMA transposes, with the grid capped at `max_blocks` (0: as many as fit).
+std::vector<Case> tma_cases(unsigned max_blocks) {
+  using cml::ch02::BlockOrder;
+  const auto with = [max_blocks](auto launch) {
+    return Launch([max_blocks, launch](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t s) {
+      launch(in, out, r, c, s, max_blocks);
+    });
+  };
+  // The demo's two, and one in grouped order (the kernel takes any order; the demo shows it for fast_64x8).
+  return {{"tma_64x64", Expect::kTranspose, with(cml::tma::launch_transpose_tma<64, 4, 2, BlockOrder::kRowMajor>)},
+          {"tma_128x128", Expect::kTranspose, with(cml::tma::launch_transpose_tma<128, 2, 1, BlockOrder::kRowMajor>)},
+          {"tma_64x64_grouped", Expect::kTranspose, with(cml::tma::launch_transpose_tma<64, 4, 2, BlockOrder::kGrouped>)}};
+}
+
+// Every shape with sides 4..136 in steps of 4: partial tiles at the bottom and at the right, whose
+// out-of-range parts the TMA must zero-fill on load and drop on store.
+TEST(TransposeTma, EveryShapeUpTo136x136) {
+  SKIP_WITHOUT_TMA();
+  Fixture f(136 * 136);
+  for (unsigned max_blocks : {0u, 1u})
+    for (const Case& c : tma_cases(max_blocks))
+      for (std::size_t m = 4; m <= 136; m += 4)
+        for (std::size_t n = 4; n <= 136; n += 4) {
+          if (cml::test_support::sanitizer_sweep() && m % 64 > 8 && n % 64 > 8) continue;
+          const std::string why = f.check(c, m, n);
+          ASSERT_TRUE(why.empty()) << c.name << " max_blocks " << max_blocks << ": " << why;
+        }
+}
+
+// Large and ragged shapes; small persistent grids make every block go round its four stages and both
+// output buffers many times.
+TEST(TransposeTma, LargeShapesAndSmallGrids) {
+  SKIP_WITHOUT_TMA();
+  const std::pair<std::size_t, std::size_t> shapes[] = {{1000, 776}, {4, 4100}, {4100, 4}, {4096, 1024},
+                                                        {1024, 4096}, {132, 8200}, {2048, 2048}, {1028, 36}};
+  std::size_t largest = 0;
+  for (const auto& s : shapes) largest = std::max(largest, s.first * s.second);
+  Fixture f(largest);
+  for (unsigned max_blocks : {0u, 1u, 3u, 7u})
+    for (const Case& c : tma_cases(max_blocks))
+      for (const auto& [m, n] : shapes) {
+        const std::string why = f.check(c, m, n);
+        EXPECT_TRUE(why.empty()) << c.name << " max_blocks " << max_blocks << ": " << why;
+      }
+}
+
+// A side that is not a multiple of 4 floats cannot be described by a tensor map: refused, nothing launched.
+TEST(TransposeTma, RefusesSidesNotMultiplesOf4) {
+  SKIP_WITHOUT_TMA();
+  cml::DeviceBuffer<float> in(64 * 64), out(64 * 64);
+  for (const Case& c : tma_cases(0)) {
+    EXPECT_THROW(c.launch(in.data(), out.data(), 30, 32, nullptr), std::invalid_argument) << c.name;
+    EXPECT_THROW(c.launch(in.data(), out.data(), 32, 31, nullptr), std::invalid_argument) << c.name;
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+}

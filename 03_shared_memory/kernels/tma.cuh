@@ -1,0 +1,564 @@
+// The Tensor Memory Accelerator (TMA, compute capability 9.0 and newer): one thread asks a copy engine
+// beside the SM to move a whole block of bytes between global and shared memory, and an mbarrier in shared
+// memory counts the bytes as they land. No thread holds the data in registers, and one instruction moves
+// up to a whole tile.
+//
+// - 1D bulk copies (cp.async.bulk): a contiguous run of bytes, 16-byte aligned, a multiple of 16 long.
+// - Tensor copies (cp.async.bulk.tensor): a box of a 2D array described by a tensor map (a 128-byte
+//   descriptor made on the host with cuTensorMapEncodeTiled); out-of-range parts of a box are filled with
+//   zeros on loads and dropped on stores, and the box can land in shared memory swizzled.
+//
+// The instructions are written as inline PTX, so the same source builds with the CUDA 12 and 13 toolkits.
+// Every kernel here is compiled to a trap for older architectures and never launched there: the launchers
+// check the device first (tma_unsupported).
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include "02_global_memory/kernels/transpose_global.cuh"
+#include "common/cuda_check.hpp"
+#include "common/driver_api.hpp"
+
+namespace cml::tma {
+
+// "" when a device of compute capability major.minor has the TMA, else the reason.
+inline std::string tma_unsupported(int major, int minor) {
+  if (major >= 9) return "";
+  return "the Tensor Memory Accelerator needs compute capability 9.0 or newer; this GPU is " +
+         std::to_string(major) + "." + std::to_string(minor);
+}
+
+inline std::string tma_unsupported() {
+  int device = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  return tma_unsupported(major, minor);
+}
+
+// ---- Shapes and layouts (host and device) ----------------------------------------------------------
+
+// A kSide x kSide float tile as the TMA writes it into shared memory: kSide rows of 4 kSide bytes, one
+// after another. Element (r, c) is word kSide r + c: with kSide a multiple of 32, bank c % 32, so a tile
+// COLUMN is one bank. The TMA cannot pad rows (+1 word per row, the classic fix): it writes dense boxes.
+template <int kSide>
+__host__ __device__ constexpr int tile_word(int r, int c) {
+  return r * kSide + c;
+}
+
+// The TMA transpose: each block streams kSide x kSide tiles (one tensor load and one tensor store each)
+// through kStages input stages and kOut output buffers; 256 threads move each tile as 4 x 4 blocks.
+inline constexpr int kTmaThreads = 256;
+template <int kSide, int kStages, int kOut>
+struct TmaTransposeShape {
+  static_assert(kSide == 64 || kSide == 128, "a tile row is whole 256- or 512-byte pieces; a box side is <= 256");
+  static constexpr unsigned tile_bytes = kSide * kSide * sizeof(float);
+  static constexpr unsigned smem_bytes = (kStages + kOut) * tile_bytes + 128;  // + alignment
+};
+
+// Which 4 x 4 block of a kSide x kSide tile is block number b (0 .. (kSide / 4)^2 - 1; thread t moves
+// blocks t, t + 256, ...): block row rb (tile rows 4 rb .. 4 rb + 3) and block column q (tile columns
+// 4 q .. 4 q + 3). 16-byte accesses are served eight lanes (a quarter warp) at a time, and eight float4s
+// are conflict-free when they sit in eight different 16-byte bank groups, i.e. eight different values of
+// the 16-byte column modulo 8. Lane j of a quarter takes block row j (+ 8 n) and block column j ^ m (+ 8 n'),
+// with m and the n's fixed across the quarter: its float4 reads (input rows 4 rb + i, column q) and its
+// float4 writes (output rows 4 q + i, column rb) fall in eight different bank groups. The XOR swizzles
+// which thread takes which block, where tiled_swizzled swizzles where an element is stored: with the TMA
+// the layout is the TMA's, so the threads move instead.
+struct Block4 {
+  int rb = 0, q = 0;
+};
+template <int kSide>
+__host__ __device__ constexpr Block4 block4_of(int b) {
+  constexpr int kBands = kSide / 32;  // groups of 8 block rows
+  const int j = b % 8, d = b / 8;
+  return {j + 8 * (d % kBands), (j ^ (d / kBands % 8)) + 8 * (d / (8 * kBands))};
+}
+
+// The tensor map constraints the TMA transpose needs: every row of the input and of the output starts
+// 16 bytes after a 16-byte boundary, i.e. both sides a multiple of 4 floats, and sides below 2^31.
+inline std::string transpose_tma_shape_unsupported(std::size_t rows, std::size_t cols) {
+  if (rows % 4 != 0 || cols % 4 != 0)
+    return "tensor maps need rows of a multiple of 16 bytes: both sides must be multiples of 4 floats";
+  if (rows >= (std::size_t{1} << 31) || cols >= (std::size_t{1} << 31)) return "a side is 2^31 or more";
+  return "";
+}
+
+// ---- Inline PTX (sm_90 and newer) -------------------------------------------------------------------
+namespace {
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define CML_TMA_DEVICE 1
+#else
+#define CML_TMA_DEVICE 0
+#endif
+
+__device__ __forceinline__ std::uint32_t smem_address(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, unsigned arrivals) {
+#if CML_TMA_DEVICE
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bar)), "r"(arrivals) : "memory");
+#endif
+}
+
+// Makes initialised mbarriers visible to the async proxy (the TMA unit) before any copy signals them.
+__device__ __forceinline__ void fence_mbarrier_init() {
+#if CML_TMA_DEVICE
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+
+// Orders this thread's ordinary shared-memory writes before later TMA reads of the same bytes.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+#if CML_TMA_DEVICE
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
+// One arrival, and `bytes` more to land before the barrier's phase can complete.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+#if CML_TMA_DEVICE
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes)
+               : "memory");
+#endif
+}
+
+__device__ __forceinline__ bool mbarrier_try_wait(std::uint64_t* bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+#if CML_TMA_DEVICE
+  asm volatile(
+      "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+      : "=r"(done)
+      : "r"(smem_address(bar)), "r"(parity)
+      : "memory");
+#endif
+  return done != 0;
+}
+
+// Waits until the phase with this parity has completed (all arrivals made, all expected bytes landed).
+__device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
+  while (!mbarrier_try_wait(bar, parity)) {
+  }
+}
+
+// `bytes` (a multiple of 16) from global `src` to shared `dst`, counted on `bar` as they land.
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar) {
+#if CML_TMA_DEVICE
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   smem_address(dst)),
+               "l"(src), "r"(bytes), "r"(smem_address(bar))
+               : "memory");
+#endif
+}
+
+// `bytes` from shared `src` to global `dst`, in the thread's current bulk group.
+__device__ __forceinline__ void bulk_store(void* dst, const void* src, std::uint32_t bytes) {
+#if CML_TMA_DEVICE
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(smem_address(src)),
+               "r"(bytes)
+               : "memory");
+#endif
+}
+
+// The box at (x, y) (x along the contiguous dimension) of the tensor `map` into shared `dst`.
+__device__ __forceinline__ void tensor_load_2d(void* dst, const CUtensorMap* map, int x, int y, std::uint64_t* bar) {
+#if CML_TMA_DEVICE
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::
+          "r"(smem_address(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(smem_address(bar))
+      : "memory");
+#endif
+}
+
+// Shared `src` to the box at (x, y) of `map`, in the thread's current bulk group.
+__device__ __forceinline__ void tensor_store_2d(const CUtensorMap* map, int x, int y, const void* src) {
+#if CML_TMA_DEVICE
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(x), "r"(y), "r"(smem_address(src))
+               : "memory");
+#endif
+}
+
+// Closes the current bulk group of stores.
+__device__ __forceinline__ void bulk_commit() {
+#if CML_TMA_DEVICE
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#endif
+}
+
+// Waits until all but the newest kPending bulk groups have finished READING their shared memory (the
+// buffer may be refilled; the global writes may still be on their way).
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_read() {
+#if CML_TMA_DEVICE
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
+#endif
+}
+
+// Waits until every bulk group is complete, writes included.
+__device__ __forceinline__ void bulk_wait_all() {
+#if CML_TMA_DEVICE
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#endif
+}
+
+template <unsigned kAlign>
+__device__ __forceinline__ unsigned char* align_up(unsigned char* p) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+  return reinterpret_cast<unsigned char*>((a + kAlign - 1) / kAlign * kAlign);
+}
+
+// ---- The ring every copy kernel streams through ---------------------------------------------------
+// One thread keeps `stages` loads in flight: it waits for item k to land, stores it from the same stage,
+// and once the store of item k - 1 has finished reading its stage, refills that stage with item k - 1 +
+// stages. No other thread touches the data. `job` knows what item k of this block is:
+//   job.load(k, stage, bar)   issues the load of item k (expect_tx included)
+//   job.store(k, stage)       issues its store
+inline constexpr unsigned kMaxStages = 256;
+
+template <class Job>
+__device__ __forceinline__ void drive_ring(const Job& job, unsigned count, unsigned char* ring, unsigned stage_bytes,
+                                           unsigned stages, std::uint64_t* full) {
+  for (unsigned k = 0; k < count && k < stages; ++k) job.load(k, ring + std::size_t{k} * stage_bytes, &full[k]);
+  for (unsigned k = 0; k < count; ++k) {
+    const unsigned s = k % stages;
+    mbarrier_wait(&full[s], (k / stages) & 1u);
+    job.store(k, ring + std::size_t{s} * stage_bytes);
+    bulk_commit();
+    if (k >= 1) {
+      bulk_wait_read<1>();  // the store of item k - 1 no longer needs its stage
+      const unsigned next = k - 1 + stages;
+      if (next < count) {
+        const unsigned ps = (k - 1) % stages;
+        job.load(next, ring + std::size_t{ps} * stage_bytes, &full[ps]);
+      }
+    }
+  }
+  bulk_wait_all();  // the shared memory must outlive the stores that read it
+}
+
+// Initialises `count` single-arrival barriers and makes them visible to the TMA unit and the block.
+__device__ __forceinline__ void init_barriers(std::uint64_t* full, unsigned count) {
+  if (threadIdx.x == 0) {
+    for (unsigned s = 0; s < count; ++s) mbarrier_init(&full[s], 1);
+    fence_mbarrier_init();
+  }
+  __syncthreads();
+}
+
+// ---- 1D bulk copy -----------------------------------------------------------------------------------
+// Item k of block b is chunk b + k * gridDim.x: the chunks in flight across the GPU at any moment are
+// neighbours in memory, as in a grid-stride copy.
+struct BulkJob {
+  const unsigned char* in;
+  unsigned char* out;
+  std::size_t bulk_bytes;  // a multiple of 16: what the bulk copies move
+  unsigned chunk;          // bytes per request (a multiple of 16)
+  __device__ std::size_t offset(unsigned k) const {
+    return (std::size_t{blockIdx.x} + std::size_t{k} * gridDim.x) * chunk;
+  }
+  __device__ std::uint32_t bytes(unsigned k) const {
+    const std::size_t left = bulk_bytes - offset(k);
+    return static_cast<std::uint32_t>(left < chunk ? left : chunk);
+  }
+  __device__ void load(unsigned k, unsigned char* stage, std::uint64_t* bar) const {
+    mbarrier_arrive_expect_tx(bar, bytes(k));
+    bulk_load(stage, in + offset(k), bytes(k), bar);
+  }
+  __device__ void store(unsigned k, unsigned char* stage) const { bulk_store(out + offset(k), stage, bytes(k)); }
+};
+
+__global__ void __launch_bounds__(32)
+    tma_bulk_copy_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
+                         std::size_t total_bytes, unsigned chunk, unsigned stages) {
+#if CML_TMA_DEVICE
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ std::uint64_t full[kMaxStages];
+  unsigned char* ring = align_up<128>(smem_raw);
+  const BulkJob job{in, out, total_bytes / 16 * 16, chunk};
+  // The last total % 16 bytes cannot be a bulk copy: the first block's lanes copy them.
+  if (blockIdx.x == 0 && threadIdx.x < total_bytes - job.bulk_bytes)
+    out[job.bulk_bytes + threadIdx.x] = in[job.bulk_bytes + threadIdx.x];
+  const std::size_t chunks = (job.bulk_bytes + chunk - 1) / chunk;
+  if (blockIdx.x >= chunks) return;
+  const unsigned count = static_cast<unsigned>((chunks - blockIdx.x + gridDim.x - 1) / gridDim.x);
+  init_barriers(full, stages);
+  if (threadIdx.x == 0) drive_ring(job, count, ring, chunk, stages, full);
+#else
+  (void)in, (void)out, (void)total_bytes, (void)chunk, (void)stages;
+  __trap();
+#endif
+}
+
+// ---- 2D tensor copy ---------------------------------------------------------------------------------
+// The buffer seen as a rows x kTensorCopyCols matrix of floats, moved in kTensorBox x kTensorBox boxes;
+// the floats after the last whole row are copied by the first block's threads.
+inline constexpr unsigned kTensorCopyCols = 4096;
+inline constexpr unsigned kTensorBox = 64;  // 64 x 64 floats = 16 KiB per box
+inline constexpr unsigned kTensorBoxBytes = kTensorBox * kTensorBox * sizeof(float);
+inline constexpr unsigned kTensorCopyThreads = 128;
+
+struct TensorJob {
+  const CUtensorMap* in_map;
+  const CUtensorMap* out_map;
+  unsigned boxes_x;
+  __device__ unsigned box(unsigned k) const { return blockIdx.x + k * gridDim.x; }
+  __device__ void load(unsigned k, unsigned char* stage, std::uint64_t* bar) const {
+    mbarrier_arrive_expect_tx(bar, kTensorBoxBytes);  // a box always lands whole (zero-filled past the edge)
+    tensor_load_2d(stage, in_map, int(box(k) % boxes_x * kTensorBox), int(box(k) / boxes_x * kTensorBox), bar);
+  }
+  __device__ void store(unsigned k, unsigned char* stage) const {
+    tensor_store_2d(out_map, int(box(k) % boxes_x * kTensorBox), int(box(k) / boxes_x * kTensorBox), stage);
+  }
+};
+
+__global__ void __launch_bounds__(kTensorCopyThreads)
+    tma_tensor_copy_kernel(const __grid_constant__ CUtensorMap in_map, const __grid_constant__ CUtensorMap out_map,
+                           const float* __restrict__ in, float* __restrict__ out, std::size_t n, unsigned rows,
+                           unsigned stages) {
+#if CML_TMA_DEVICE
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ std::uint64_t full[kMaxStages];
+  unsigned char* ring = align_up<128>(smem_raw);
+  const std::size_t body = std::size_t{rows} * kTensorCopyCols;
+  if (blockIdx.x == 0)
+    for (std::size_t i = body + threadIdx.x; i < n; i += blockDim.x) out[i] = in[i];
+  const unsigned boxes_x = kTensorCopyCols / kTensorBox;
+  const unsigned boxes = boxes_x * ((rows + kTensorBox - 1) / kTensorBox);
+  if (blockIdx.x >= boxes) return;
+  const unsigned count = (boxes - blockIdx.x + gridDim.x - 1) / gridDim.x;
+  init_barriers(full, stages);
+  if (threadIdx.x == 0) drive_ring(TensorJob{&in_map, &out_map, boxes_x}, count, ring, kTensorBoxBytes, stages, full);
+#else
+  (void)in_map, (void)out_map, (void)in, (void)out, (void)n, (void)rows, (void)stages;
+  __trap();
+#endif
+}
+
+// ---- TMA transpose ----------------------------------------------------------------------------------
+// Per tile: one tensor load brings it into a stage; the block's threads read it as 4 x 4 blocks (four float4
+// reads each), transpose each block in registers, and write it (four float4 writes) into an output buffer,
+// which one tensor store sends to the output.
+template <int kSide>
+__device__ __forceinline__ void transpose_tile_blocks(const float* in_tile, float* out_tile) {
+#pragma unroll
+  for (int p = 0; p < kSide * kSide / 16 / kTmaThreads; ++p) {
+    const Block4 b = block4_of<kSide>(int(threadIdx.x) + p * kTmaThreads);
+    float4 a[4];  // a[i] = tile row 4 rb + i, columns 4 q .. 4 q + 3
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      a[i] = *reinterpret_cast<const float4*>(&in_tile[tile_word<kSide>(4 * b.rb + i, 4 * b.q)]);
+    // Output row 4 q + m is input column 4 q + m: its columns 4 rb .. 4 rb + 3 are component m of a[0..3].
+    float* o = &out_tile[tile_word<kSide>(4 * b.q, 4 * b.rb)];
+    *reinterpret_cast<float4*>(o) = make_float4(a[0].x, a[1].x, a[2].x, a[3].x);
+    *reinterpret_cast<float4*>(o + kSide) = make_float4(a[0].y, a[1].y, a[2].y, a[3].y);
+    *reinterpret_cast<float4*>(o + 2 * kSide) = make_float4(a[0].z, a[1].z, a[2].z, a[3].z);
+    *reinterpret_cast<float4*>(o + 3 * kSide) = make_float4(a[0].w, a[1].w, a[2].w, a[3].w);
+  }
+}
+
+// Persistent blocks: block b takes tiles b, b + gridDim.x, ... (in kOrder). Thread 0 keeps kStages tile
+// loads in flight and issues the stores; the output buffer of tile k is refilled only once the store of
+// tile k - kOut has read it.
+template <int kSide, int kStages, int kOut, ch02::BlockOrder kOrder>
+__global__ void __launch_bounds__(kTmaThreads)
+    transpose_tma_kernel(const __grid_constant__ CUtensorMap in_map, const __grid_constant__ CUtensorMap out_map,
+                         ch02::TileGrid tiles) {
+#if CML_TMA_DEVICE
+  using Shape = TmaTransposeShape<kSide, kStages, kOut>;
+  constexpr int kTileFloats = kSide * kSide;
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ std::uint64_t full[kStages];
+  float* const base = reinterpret_cast<float*>(align_up<128>(smem_raw));
+  const auto stage = [&](unsigned k) { return base + (k % kStages) * kTileFloats; };
+  const auto out_buffer = [&](unsigned k) { return base + (kStages + k % kOut) * kTileFloats; };
+  const auto tile = [&](unsigned k) {
+    return ch02::tile_of<kOrder>(blockIdx.x + k * gridDim.x, tiles.tiles_x, tiles.tiles_y);
+  };
+  const auto load = [&](unsigned k) {
+    const ch02::TileIndex t = tile(k);
+    std::uint64_t* bar = &full[k % kStages];
+    mbarrier_arrive_expect_tx(bar, Shape::tile_bytes);  // a box always lands whole (zeros past the edge)
+    tensor_load_2d(stage(k), &in_map, int(t.x) * kSide, int(t.y) * kSide, bar);
+  };
+  const unsigned total = tiles.blocks();
+  const unsigned count = blockIdx.x < total ? (total - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  init_barriers(full, kStages);
+  if (threadIdx.x == 0)
+    for (unsigned k = 0; k < count && k < unsigned(kStages); ++k) load(k);
+  for (unsigned k = 0; k < count; ++k) {
+    // All stores but the newest kOut - 1 have read their buffers: out_buffer(k) is free again.
+    if (threadIdx.x == 0) bulk_wait_read<kOut - 1>();
+    __syncthreads();
+    mbarrier_wait(&full[k % kStages], (k / kStages) & 1u);
+    transpose_tile_blocks<kSide>(stage(k), out_buffer(k));
+    fence_proxy_async_shared();  // the tensor store below reads what these threads wrote
+    __syncthreads();             // the whole tile written; every thread done reading stage(k)
+    if (threadIdx.x == 0) {
+      const ch02::TileIndex t = tile(k);
+      // Input rows r0 .. and columns c0 .. become output rows c0 .. and columns r0 ..; the TMA drops
+      // whatever falls outside the output matrix.
+      tensor_store_2d(&out_map, int(t.y) * kSide, int(t.x) * kSide, out_buffer(k));
+      bulk_commit();
+      if (k + kStages < count) load(k + kStages);
+    }
+  }
+  if (threadIdx.x == 0) bulk_wait_all();
+#else
+  (void)in_map, (void)out_map, (void)tiles;
+  __trap();
+#endif
+}
+
+#undef CML_TMA_DEVICE
+
+// ---- Host side --------------------------------------------------------------------------------------
+
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+// A tensor map for a row-major rows x cols float matrix at `base`, moved in box_rows x box_cols boxes.
+inline CUtensorMap float_matrix_map(const float* base, std::size_t rows, std::size_t cols, unsigned box_rows,
+                                    unsigned box_cols, CUtensorMapSwizzle swizzle) {
+  static const EncodeTiled encode = driver_function<EncodeTiled>("cuTensorMapEncodeTiled", 12000);
+  if (encode == nullptr) throw std::runtime_error("this driver has no cuTensorMapEncodeTiled");
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {cols * sizeof(float)};
+  const cuuint32_t box[2] = {box_cols, box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  CU_CHECK(encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides, box,
+                  element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return map;
+}
+
+// Blocks of `kernel` that fit on the current device at once with `smem` bytes of dynamic shared memory
+// (after raising the kernel's dynamic shared-memory limit to `smem`), and whether the device has the TMA.
+// Both are asked once per kernel, size and device and remembered: the queries are host work that would
+// otherwise sit between the timer's start event and the launch.
+template <class Kernel>
+unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem) {
+  static std::map<std::tuple<const void*, std::size_t, int>, unsigned> known;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), smem, device);
+  if (const auto it = known.find(key); it != known.end()) return it->second;
+  if (const std::string why = tma_unsupported(); !why.empty()) throw std::runtime_error(why);
+  int sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  if (per_sm < 1) throw std::runtime_error("a TMA block does not fit on this GPU's SM");
+  return known[key] = static_cast<unsigned>(sms * per_sm);
+}
+
+// Shared memory per block of the copy kernels: a ring of this many bytes, cut into stages of one request.
+inline constexpr unsigned kRingBytes = 64 * 1024;
+
+// How a bulk copy with `chunk`-byte requests is laid out: stages in the ring, bytes of dynamic smem.
+struct BulkPlan {
+  unsigned stages = 0;
+  std::size_t smem = 0;
+};
+inline BulkPlan bulk_plan(unsigned chunk) {
+  if (chunk < 16 || chunk % 16 != 0 || chunk > kRingBytes / 2)
+    throw std::invalid_argument("a bulk request must be a multiple of 16 bytes, at most half the ring");
+  BulkPlan p;
+  p.stages = std::min(kRingBytes / chunk, kMaxStages);
+  p.smem = std::size_t{p.stages} * chunk + 128;  // + alignment
+  return p;
+}
+
+// Copies `bytes` from `in` to `out` (both 16-byte aligned) with 1D bulk copies of `chunk` bytes. Persistent
+// grid of one-warp blocks, as many as fit at once; `max_blocks` > 0 caps it (the tests use it to make each
+// block go round its ring several times).
+inline void launch_tma_bulk_copy(const void* in, void* out, std::size_t bytes, unsigned chunk, cudaStream_t s,
+                                 unsigned max_blocks = 0) {
+  if (bytes == 0) return;
+  if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
+    throw std::invalid_argument("bulk copies need 16-byte aligned buffers");
+  const BulkPlan p = bulk_plan(chunk);
+  const std::size_t chunks = std::max<std::size_t>(bytes / 16 * 16 / chunk + 1, 1);
+  unsigned blocks = resident_blocks(tma_bulk_copy_kernel, 32, p.smem);
+  blocks = static_cast<unsigned>(std::min<std::size_t>(blocks, chunks));
+  if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
+  tma_bulk_copy_kernel<<<blocks, 32, p.smem, s>>>(static_cast<const unsigned char*>(in),
+                                                 static_cast<unsigned char*>(out), bytes, chunk, p.stages);
+  CUDA_CHECK_LAUNCH();
+}
+
+// The last tensor maps made, reused while the buffers and shape stay the same: encoding one is host work
+// that would otherwise sit inside every timed launch.
+struct MapPair {
+  const void* in = nullptr;
+  const void* out = nullptr;
+  std::size_t rows = 0, cols = 0;
+  CUtensorMap in_map{}, out_map{};
+  bool matches(const void* i, const void* o, std::size_t r, std::size_t c) const {
+    return i == in && o == out && r == rows && c == cols;
+  }
+};
+
+// Copies n floats with 64 x 64 tensor boxes of the buffer seen as a matrix of kTensorCopyCols columns.
+inline void launch_tma_tensor_copy(const float* in, float* out, std::size_t n, cudaStream_t s, unsigned max_blocks = 0) {
+  if (n == 0) return;
+  const std::size_t rows = n / kTensorCopyCols;
+  if (rows >= (std::size_t{1} << 31)) throw std::invalid_argument("tensor copy: too many rows");
+  static MapPair maps;
+  if (rows > 0 && !maps.matches(in, out, rows, kTensorCopyCols)) {
+    maps.in_map = float_matrix_map(in, rows, kTensorCopyCols, kTensorBox, kTensorBox, CU_TENSOR_MAP_SWIZZLE_NONE);
+    maps.out_map = float_matrix_map(out, rows, kTensorCopyCols, kTensorBox, kTensorBox, CU_TENSOR_MAP_SWIZZLE_NONE);
+    maps.in = in, maps.out = out, maps.rows = rows, maps.cols = kTensorCopyCols;
+  }
+  const unsigned stages = kRingBytes / kTensorBoxBytes;
+  const std::size_t smem = std::size_t{kRingBytes} + 128;
+  const std::size_t boxes = (kTensorCopyCols / kTensorBox) * ((rows + kTensorBox - 1) / kTensorBox);
+  unsigned blocks = resident_blocks(tma_tensor_copy_kernel, kTensorCopyThreads, smem);
+  blocks = static_cast<unsigned>(std::clamp<std::size_t>(boxes, 1, blocks));
+  if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
+  // With no whole row there is no tensor: the maps are never read, and block 0 copies everything.
+  tma_tensor_copy_kernel<<<blocks, kTensorCopyThreads, smem, s>>>(maps.in_map, maps.out_map, in, out, n,
+                                                                 unsigned(rows), stages);
+  CUDA_CHECK_LAUNCH();
+}
+
+// out (cols x rows) = in^T (in: rows x cols), both sides multiples of 4 (transpose_tma_shape_unsupported).
+// Persistent grid of as many blocks as fit at once; `max_blocks` > 0 caps it.
+template <int kSide, int kStages, int kOut, ch02::BlockOrder kOrder = ch02::BlockOrder::kRowMajor>
+void launch_transpose_tma(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s,
+                          unsigned max_blocks = 0) {
+  using Shape = TmaTransposeShape<kSide, kStages, kOut>;
+  if (rows == 0 || cols == 0) return;
+  if (const std::string why = transpose_tma_shape_unsupported(rows, cols); !why.empty())
+    throw std::invalid_argument("TMA transpose: " + why);
+  static MapPair maps;
+  if (!maps.matches(in, out, rows, cols)) {
+    maps.in_map = float_matrix_map(in, rows, cols, kSide, kSide, CU_TENSOR_MAP_SWIZZLE_NONE);
+    maps.out_map = float_matrix_map(out, cols, rows, kSide, kSide, CU_TENSOR_MAP_SWIZZLE_NONE);
+    maps.in = in, maps.out = out, maps.rows = rows, maps.cols = cols;
+  }
+  const ch02::TileGrid tiles{unsigned((cols + kSide - 1) / kSide), unsigned((rows + kSide - 1) / kSide)};
+  const auto kernel = transpose_tma_kernel<kSide, kStages, kOut, kOrder>;
+  unsigned blocks = std::min(tiles.blocks(), resident_blocks(kernel, kTmaThreads, Shape::smem_bytes));
+  if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
+  kernel<<<blocks, kTmaThreads, Shape::smem_bytes, s>>>(maps.in_map, maps.out_map, tiles);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+}  // namespace cml::tma

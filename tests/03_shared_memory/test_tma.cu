@@ -1,0 +1,81 @@
+// The TMA copies of tma_copy, bit-exact on a GPU with compute capability 9.0 or newer: every request size,
+// totals that are not a multiple of the request or of 16 bytes, and grids small enough that each block goes
+// round its ring many times. Bytes past the end of the copy must keep their poison.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "03_shared_memory/kernels/tma.cuh"
+#include "common/pattern.hpp"
+#include "common/testing.hpp"
+
+namespace {
+
+#define SKIP_WITHOUT_TMA()                                                                             \
+  do {                                                                                                 \
+    CML_REQUIRE_GPU();                                                                                 \
+    if (const std::string cml_why_ = cml::tma::tma_unsupported(); !cml_why_.empty()) GTEST_SKIP() << cml_why_; \
+  } while (0)
+
+constexpr std::size_t kGuard = 256;
+
+// Copies `bytes` with `copy`; "" when the copy is exact and the guard after it untouched.
+template <class Copy>
+std::string check_copy(std::size_t bytes, const Copy& copy) {
+  std::vector<std::uint32_t> words(bytes / 4 + 1);
+  cml::fill_pattern_host(words.data(), words.size(), 0x51u + std::uint32_t(bytes));
+  std::vector<unsigned char> host(bytes + kGuard);
+  std::memcpy(host.data(), words.data(), bytes);
+  cml::DeviceBuffer<unsigned char> in(bytes + kGuard), out(bytes + kGuard);
+  in.upload(host);
+  out.poison();
+  copy(in.data(), out.data(), bytes);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<unsigned char> got = out.download();
+  for (std::size_t i = 0; i < bytes; ++i)
+    if (got[i] != host[i]) return std::to_string(bytes) + " bytes: byte " + std::to_string(i) + " differs";
+  for (std::size_t i = bytes; i < got.size(); ++i)
+    if (got[i] != cml::kPoisonByte) return std::to_string(bytes) + " bytes: wrote past the end at " + std::to_string(i);
+  return "";
+}
+
+TEST(TmaBulkCopy, EveryRequestSizeAndRaggedTotals) {
+  SKIP_WITHOUT_TMA();
+  const std::size_t totals[] = {1, 15, 16, 17, 255, 256, 4108, 65536 + 48, (std::size_t{3} << 20) + 7};
+  for (unsigned chunk : {16u, 256u, 1024u, 4096u, 16384u, 32768u})
+    for (unsigned max_blocks : {0u, 1u, 3u})
+      for (std::size_t bytes : totals) {
+        const std::string why = check_copy(bytes, [&](const unsigned char* in, unsigned char* out, std::size_t n) {
+          cml::tma::launch_tma_bulk_copy(in, out, n, chunk, nullptr, max_blocks);
+        });
+        ASSERT_TRUE(why.empty()) << "chunk " << chunk << " max_blocks " << max_blocks << ": " << why;
+      }
+}
+
+TEST(TmaBulkCopy, RefusesUnalignedBuffersAndBadRequests) {
+  SKIP_WITHOUT_TMA();
+  cml::DeviceBuffer<unsigned char> a(1024), b(1024);
+  EXPECT_THROW(cml::tma::launch_tma_bulk_copy(a.data() + 4, b.data(), 512, 256, nullptr), std::invalid_argument);
+  EXPECT_THROW(cml::tma::launch_tma_bulk_copy(a.data(), b.data(), 512, 100, nullptr), std::invalid_argument);
+}
+
+// Floats: the whole rows of 4096 go through 64 x 64 boxes (the last box row partial), the rest by threads.
+TEST(TmaTensorCopy, WholeRowsPartialBoxesAndTails) {
+  SKIP_WITHOUT_TMA();
+  const std::size_t counts[] = {1, 4095, 4096, 4096 + 5, 4096 * 64, 4096 * 65 + 100, 4096 * 300 + 3};
+  for (unsigned max_blocks : {0u, 1u, 2u})
+    for (std::size_t n : counts) {
+      const std::string why =
+          check_copy(n * sizeof(float), [&](const unsigned char* in, unsigned char* out, std::size_t) {
+            cml::tma::launch_tma_tensor_copy(reinterpret_cast<const float*>(in), reinterpret_cast<float*>(out), n,
+                                             nullptr, max_blocks);
+          });
+      ASSERT_TRUE(why.empty()) << "max_blocks " << max_blocks << ": " << why;
+    }
+}
+
+}  // namespace
