@@ -113,8 +113,9 @@ __global__ void __launch_bounds__(kDsmemChaseBlock)
 // ---- Bandwidth ----------------------------------------------------------------------------------------
 
 // Every block fills kDsmemReadWords words of shared memory with dsmem_read_word(rank, w); then each thread
-// reads, `passes` times, its kDsmemReadSteps 16-byte elements (t, t + 256, ...) of its own buffer or of the
-// buffer of rank + 1 (mod the cluster size), and stores the 32-bit sum of every word it read.
+// reads, `passes` times, kDsmemReadSteps 16-byte elements (s, s + 256, ..., its start s rotating by a warp
+// each pass) of its own buffer or of the buffer of rank + 1 (mod the cluster size), and stores the 32-bit
+// sum of every word it read.
 template <bool Neighbour>
 __global__ void __launch_bounds__(kDsmemReadBlock)
     dsmem_read_kernel(int passes, std::uint32_t* __restrict__ out) {
@@ -131,17 +132,16 @@ __global__ void __launch_bounds__(kDsmemReadBlock)
   cluster.sync();  // the neighbour's buffer is filled before anyone reads it
   const uint4* src = buffer;
   if constexpr (Neighbour) src = cluster.map_shared_rank(buffer, (rank + 1) % cluster.num_blocks());
-  src += threadIdx.x;
   std::uint32_t acc = 0;
   for (int p = 0; p < passes; ++p) {
+    // Each pass starts elsewhere (dsmem_read_start): with the same addresses every pass, the compiler would
+    // load once and reuse the registers, and the loop would measure nothing.
+    const uint4* s = src + dsmem_read_start(threadIdx.x, static_cast<std::uint64_t>(p));
     uint4 v[kDsmemReadSteps];
 #pragma unroll
-    for (int j = 0; j < kDsmemReadSteps; ++j) v[j] = src[j * kDsmemReadBlock];  // all in flight before any use
+    for (int j = 0; j < kDsmemReadSteps; ++j) v[j] = s[j * kDsmemReadBlock];  // all in flight before any use
 #pragma unroll
     for (int j = 0; j < kDsmemReadSteps; ++j) acc += v[j].x + v[j].y + v[j].z + v[j].w;
-    // Nothing in the loop writes shared memory, so the compiler could load once and multiply the sum by
-    // `passes`; this compiler-only barrier (no instruction) makes every pass load again.
-    asm volatile("" ::: "memory");
   }
   out[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = acc;
   cluster.sync();  // no block leaves while its neighbour may still read its buffer

@@ -24,15 +24,32 @@ inline constexpr int kDsmemReadWords = kDsmemReadBlock * kDsmemReadSteps * 4;  /
 // neighbour's (or the wrong neighbour's) ends with the wrong sum.
 CML_HD inline std::uint32_t dsmem_read_word(unsigned rank, unsigned w) { return w + rank * 0x9E3779B1u; }
 
-// What thread t of a block ends with after `passes` passes over the buffer of cluster rank `rank`: in each
-// pass it reads the 16-byte elements t, t + kDsmemReadBlock, t + 2 * kDsmemReadBlock ... (kDsmemReadSteps of
-// them) and adds their words. 32-bit arithmetic, wrapping like the kernel's.
+// Which 16-byte element thread t starts from in pass p: the threads' starting points rotate by a warp each
+// pass, so no two consecutive passes load the same addresses and the compiler cannot keep one pass's loads
+// in registers for the next (it may, and does, when they repeat: the loop would then time nothing).
+// A warp still reads 32 consecutive elements: the same bank pattern in every pass.
+inline constexpr unsigned kDsmemReadRotation = 32;
+CML_HD inline unsigned dsmem_read_start(unsigned t, std::uint64_t p) {
+  return static_cast<unsigned>((t + kDsmemReadRotation * (p % (kDsmemReadBlock / kDsmemReadRotation))) %
+                               kDsmemReadBlock);
+}
+
+// What thread t of a block ends with after `passes` passes over the buffer of cluster rank `rank`: in pass p
+// it reads the 16-byte elements s, s + kDsmemReadBlock, s + 2 * kDsmemReadBlock ... (kDsmemReadSteps of
+// them, s = dsmem_read_start(t, p)) and adds their words. 32-bit arithmetic, wrapping like the kernel's.
 inline std::uint32_t dsmem_read_thread_sum(unsigned t, unsigned rank, std::uint64_t passes) {
-  std::uint32_t one_pass = 0;
-  for (int j = 0; j < kDsmemReadSteps; ++j)
-    for (unsigned k = 0; k < 4; ++k)
-      one_pass += dsmem_read_word(rank, 4 * (t + static_cast<unsigned>(j) * kDsmemReadBlock) + k);
-  return static_cast<std::uint32_t>(one_pass * passes);
+  constexpr unsigned kPeriod = kDsmemReadBlock / kDsmemReadRotation;  // the starting points repeat after this
+  std::uint32_t total = 0;
+  for (unsigned r = 0; r < kPeriod && r < passes; ++r) {
+    std::uint32_t one_pass = 0;
+    const unsigned s = dsmem_read_start(t, r);
+    for (int j = 0; j < kDsmemReadSteps; ++j)
+      for (unsigned k = 0; k < 4; ++k)
+        one_pass += dsmem_read_word(rank, 4 * (s + static_cast<unsigned>(j) * kDsmemReadBlock) + k);
+    const std::uint64_t times = passes / kPeriod + (r < passes % kPeriod ? 1 : 0);  // passes p with p % kPeriod == r
+    total += static_cast<std::uint32_t>(one_pass * times);
+  }
+  return total;
 }
 
 // The whole output of a launch of `blocks` blocks in clusters of `cluster` blocks: block b has cluster rank

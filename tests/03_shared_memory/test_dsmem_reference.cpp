@@ -33,7 +33,8 @@ TEST(Ch03DsmemRing, IsOneRandomCycleThroughEveryWord) {
   EXPECT_LT(next_word, 16u) << "a random order steps to the next word about once in the whole ring";
 }
 
-// The kernel's loop, literally: buffers of every rank, each thread reading elements t + j * block.
+// The kernel's loop, literally: buffers of every rank, each thread reading elements s + j * block, its
+// start s rotating by a warp each pass.
 std::vector<std::uint32_t> simulate_read(unsigned blocks, unsigned cluster, bool neighbour, int passes) {
   std::vector<std::vector<std::uint32_t>> buffer(cluster, std::vector<std::uint32_t>(kDsmemReadWords));
   for (unsigned r = 0; r < cluster; ++r)
@@ -44,9 +45,11 @@ std::vector<std::uint32_t> simulate_read(unsigned blocks, unsigned cluster, bool
     const auto& src = buffer[neighbour ? (rank + 1) % cluster : rank];
     for (unsigned t = 0; t < static_cast<unsigned>(kDsmemReadBlock); ++t) {
       std::uint32_t acc = 0;
-      for (int p = 0; p < passes; ++p)
+      for (int p = 0; p < passes; ++p) {
+        const unsigned start = (t + 32u * static_cast<unsigned>(p)) % kDsmemReadBlock;
         for (int j = 0; j < kDsmemReadSteps; ++j)
-          for (unsigned k = 0; k < 4; ++k) acc += src[4 * (t + static_cast<unsigned>(j) * kDsmemReadBlock) + k];
+          for (unsigned k = 0; k < 4; ++k) acc += src[4 * (start + static_cast<unsigned>(j) * kDsmemReadBlock) + k];
+      }
       out[static_cast<std::size_t>(b) * kDsmemReadBlock + t] = acc;
     }
   }
@@ -56,7 +59,7 @@ std::vector<std::uint32_t> simulate_read(unsigned blocks, unsigned cluster, bool
 TEST(Ch03DsmemRead, ClosedFormMatchesSimulation) {
   for (unsigned cluster : {1u, 2u, 4u, 16u})
     for (bool neighbour : {false, true})
-      for (int passes : {1, 3, 7})
+      for (int passes : {1, 3, 7, 8, 9, 20})
         EXPECT_EQ(dsmem_read_expected(2 * cluster, cluster, neighbour, static_cast<std::uint64_t>(passes)),
                   simulate_read(2 * cluster, cluster, neighbour, passes))
             << "cluster " << cluster << (neighbour ? " neighbour" : " own") << " passes " << passes;
