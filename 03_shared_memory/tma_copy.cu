@@ -66,11 +66,13 @@ Row& run_copy(Context& ctx, const std::string& params, const Copy& copy) {
   return row;
 }
 
-void bulk(Context& ctx, unsigned chunk) {
+void bulk(Context& ctx, unsigned chunk, Schedule schedule = Schedule::kTickets) {
   const BulkPlan p = bulk_plan(chunk);
-  Row& row = run_copy(ctx, fmt::format("request={}B stages={}", chunk, p.stages),
-                      [chunk](const float* in, float* out, std::size_t n, cudaStream_t s) {
-                        launch_tma_bulk_copy(in, out, n * sizeof(float), chunk, s);
+  Row& row = run_copy(ctx,
+                      fmt::format("request={}B stages={} {}", chunk, p.stages,
+                                  schedule == Schedule::kStatic ? "static-split" : "tickets"),
+                      [chunk, schedule](const float* in, float* out, std::size_t n, cudaStream_t s) {
+                        launch_tma_bulk_copy(in, out, n * sizeof(float), chunk, s, 0, schedule);
                       });
   row.set("request_bytes", double(chunk));
   row.set("stages", double(p.stages));
@@ -108,6 +110,9 @@ Demo make_demo() {
   for (const auto& [name, chunk] : kBulk)
     d.variants.push_back({name, fmt::format("1D bulk copies of {} bytes through a 64 KiB ring per block", chunk),
                           [chunk = chunk](Context& ctx) { bulk(ctx, chunk); }});
+  d.variants.push_back({"bulk_16k_static",
+                        "bulk_16k with the requests split among the blocks in advance instead of taken by ticket",
+                        [](Context& ctx) { bulk(ctx, 16384, Schedule::kStatic); }});
   d.variants.push_back({"tensor_64x64", "64 x 64-float boxes through tensor maps (the buffer as a 4096-column matrix)",
                         [](Context& ctx) {
                           Row& row = run_copy(ctx, "box=64x64 cols=4096", [](const float* in, float* out,

@@ -131,7 +131,7 @@ void wide_model(Row& row, const transpose::Shape& s) {
 
 // The TMA transposes: kSide x kSide tiles in by tensor loads and out by tensor stores, 4 x 4 blocks
 // transposed in registers by threads assigned with an XOR; persistent blocks.
-template <int kSide, int kStages, int kOut, ch02::BlockOrder kOrder>
+template <int kSide, int kStages, int kOut, ch02::BlockOrder kOrder, tma::Schedule kSchedule = tma::Schedule::kTickets>
 void tma_transpose(Context& ctx) {
   if (const std::string why = tma::tma_unsupported(ctx.device().cc_major, ctx.device().cc_minor); !why.empty())
     throw Waived(why);
@@ -139,10 +139,11 @@ void tma_transpose(Context& ctx) {
   const auto& s = b.shape();
   if (const std::string why = tma::transpose_tma_shape_unsupported(s.rows, s.cols); !why.empty()) throw Waived(why);
   Row& row = b.run(ctx,
-                   fmt::format("tile={0}x{0} stages={1}+{2} tensor-map persistent{3}", kSide, kStages, kOut,
+                   fmt::format("tile={0}x{0} stages={1}+{2} tensor-map persistent {3}{4}", kSide, kStages, kOut,
+                               kSchedule == tma::Schedule::kStatic ? "static-split" : "tickets",
                                kOrder == ch02::BlockOrder::kGrouped ? " grouped-order" : ""),
                    Expect::kTranspose, [](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t st) {
-                     tma::launch_transpose_tma<kSide, kStages, kOut, kOrder>(in, out, r, c, st);
+                     tma::launch_transpose_tma<kSide, kStages, kOut, kOrder, kSchedule>(in, out, r, c, st);
                    });
   // The global side is the TMA's own (whole rows of each box); shared memory: the first pass of float4
   // reads of the input tile and float4 writes of the output tile (the other passes are alike).
@@ -243,6 +244,8 @@ Demo make_demo() {
        }},
       {"tma_64x64", "TMA tensor loads and stores of 64x64 tiles, XOR-assigned 4x4 blocks in registers (CC >= 9.0)",
        tma_transpose<64, 4, 2, ch02::BlockOrder::kRowMajor>},
+      {"tma_64x64_static", "tma_64x64 with the tiles split among the blocks in advance instead of taken by ticket",
+       tma_transpose<64, 4, 2, ch02::BlockOrder::kRowMajor, tma::Schedule::kStatic>},
       {"tma_128x128", "TMA transpose of 128x128 tiles: 512-byte pieces on both sides (CC >= 9.0)",
        tma_transpose<128, 2, 1, ch02::BlockOrder::kRowMajor>},
   };

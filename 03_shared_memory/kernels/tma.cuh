@@ -221,33 +221,115 @@ __device__ __forceinline__ unsigned char* align_up(unsigned char* p) {
   return reinterpret_cast<unsigned char*>((a + kAlign - 1) / kAlign * kAlign);
 }
 
+// ---- Which block takes which item: a static split or tickets -----------------------------------------
+// A persistent grid that splits its items in advance (block b takes b, b + gridDim.x, ...) finishes when
+// its slowest block does. At 8x L2 the SMs do not stream at one rate, and the fastest sit idle for the
+// last several percent of the run. With tickets, a block takes the next unclaimed item from a counter in
+// global memory whenever a stage of its ring comes free, so every block works until the items run out, and
+// the items in flight across the GPU stay neighbours in memory.
+enum class Schedule {
+  kStatic,   // block b takes items b, b + gridDim.x, ...
+  kTickets,  // each block takes the next item from a global counter
+};
+
+// One counter per kernel family. It starts at 0 and the last block of a launch puts it back to 0, so no
+// launch needs a memset in front of it (which would sit in the timed stream). Launches of one family must
+// therefore not run concurrently: the launchers here are used from one stream at a time.
+struct WorkCounter {
+  unsigned next;      // the next item not yet taken
+  unsigned finished;  // blocks of this launch done taking items
+};
+enum Queue : unsigned { kBulkQueue, kTensorQueue, kTransposeQueue, kQueues };
+__device__ WorkCounter g_work[kQueues];
+
+// Thread 0 of every block calls this once, after its last ticket: the last block to arrive resets the
+// counter. The fences order each block's tickets before its arrival, and the arrivals before the reset.
+__device__ __forceinline__ void finish_tickets(WorkCounter* q) {
+  __threadfence();
+  if (atomicAdd(&q->finished, 1u) == gridDim.x - 1) {
+    __threadfence();
+    q->next = 0;
+    q->finished = 0;
+  }
+}
+
+// Hands out the items of one block, one at a time, for the thread that issues its loads. With tickets, the
+// ticket for the next item is asked for one item ahead, so its round trip to L2 overlaps the wait for a
+// load instead of delaying the refill; the first `batch` items (the ring's first fill) come in one request.
+template <Schedule kSchedule>
+struct ItemSource {
+  WorkCounter* q;
+  unsigned items;
+  unsigned next = 0;  // static: the next item of this block; tickets: the ticket already asked for
+  unsigned left = 0;  // static: items still to hand out; tickets: items left of the first batch
+  __device__ void start(unsigned batch) {
+    if constexpr (kSchedule == Schedule::kStatic) {
+      next = blockIdx.x;
+      left = blockIdx.x < items ? (items - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+    } else {
+      next = atomicAdd(&q->next, batch);
+      left = batch;
+    }
+  }
+  // The next item, or false when there are none left.
+  __device__ bool take(unsigned& item) {
+    if constexpr (kSchedule == Schedule::kStatic) {
+      if (left == 0) return false;
+      item = next;
+      next += gridDim.x, --left;
+      return true;
+    } else {
+      if (next >= items) return false;
+      item = next;
+      if (--left > 0) {
+        ++next;
+      } else {
+        next = atomicAdd(&q->next, 1u), left = 1;
+      }
+      return true;
+    }
+  }
+  __device__ void finish() {
+    if constexpr (kSchedule == Schedule::kTickets) finish_tickets(q);
+  }
+};
+
 // ---- The ring every copy kernel streams through ---------------------------------------------------
-// One thread keeps `stages` loads in flight: it waits for item k to land, stores it from the same stage,
-// and once the store of item k - 1 has finished reading its stage, refills that stage with item k - 1 +
-// stages. No other thread touches the data. `job` knows what item k of this block is:
-//   job.load(k, stage, bar)   issues the load of item k (expect_tx included)
-//   job.store(k, stage)       issues its store
+// One thread keeps `stages` loads in flight: it waits for the k-th item it loaded to land, stores it from
+// the same stage, and once the store of the item before has finished reading its stage, refills that
+// stage with the next item from `source`. No other thread touches the data. `job` knows what an item is:
+//   job.load(item, stage, bar)   issues the load of the item (expect_tx included)
+//   job.store(item, stage)       issues its store
+// item_of[s] remembers which item stage s holds.
 inline constexpr unsigned kMaxStages = 256;
 
-template <class Job>
-__device__ __forceinline__ void drive_ring(const Job& job, unsigned count, unsigned char* ring, unsigned stage_bytes,
-                                           unsigned stages, std::uint64_t* full) {
-  for (unsigned k = 0; k < count && k < stages; ++k) job.load(k, ring + std::size_t{k} * stage_bytes, &full[k]);
-  for (unsigned k = 0; k < count; ++k) {
+template <class Job, class Source>
+__device__ __forceinline__ void drive_ring(const Job& job, Source& source, unsigned char* ring, unsigned stage_bytes,
+                                           unsigned stages, std::uint64_t* full, unsigned* item_of) {
+  unsigned loaded = 0, item = 0;
+  source.start(stages);
+  while (loaded < stages && source.take(item)) {
+    item_of[loaded] = item;
+    job.load(item, ring + std::size_t{loaded} * stage_bytes, &full[loaded]);
+    ++loaded;
+  }
+  for (unsigned k = 0; k < loaded; ++k) {
     const unsigned s = k % stages;
     mbarrier_wait(&full[s], (k / stages) & 1u);
-    job.store(k, ring + std::size_t{s} * stage_bytes);
+    job.store(item_of[s], ring + std::size_t{s} * stage_bytes);
     bulk_commit();
-    if (k >= 1) {
-      bulk_wait_read<1>();  // the store of item k - 1 no longer needs its stage
-      const unsigned next = k - 1 + stages;
-      if (next < count) {
-        const unsigned ps = (k - 1) % stages;
-        job.load(next, ring + std::size_t{ps} * stage_bytes, &full[ps]);
-      }
+    // Load number k - 1 + stages goes where item k - 1 was, once its store has read the stage. (Only a
+    // full ring refills: a ring that never filled has no items left.)
+    if (k >= 1 && loaded == k - 1 + stages && source.take(item)) {
+      bulk_wait_read<1>();
+      const unsigned ps = (k - 1) % stages;
+      item_of[ps] = item;
+      job.load(item, ring + std::size_t{ps} * stage_bytes, &full[ps]);
+      ++loaded;
     }
   }
   bulk_wait_all();  // the shared memory must outlive the stores that read it
+  source.finish();
 }
 
 // Initialises `count` single-arrival barriers and makes them visible to the TMA unit and the block.
@@ -260,43 +342,45 @@ __device__ __forceinline__ void init_barriers(std::uint64_t* full, unsigned coun
 }
 
 // ---- 1D bulk copy -----------------------------------------------------------------------------------
-// Item k of block b is chunk b + k * gridDim.x: the chunks in flight across the GPU at any moment are
-// neighbours in memory, as in a grid-stride copy.
+// Item i is the i-th chunk of the buffer.
 struct BulkJob {
   const unsigned char* in;
   unsigned char* out;
   std::size_t bulk_bytes;  // a multiple of 16: what the bulk copies move
   unsigned chunk;          // bytes per request (a multiple of 16)
-  __device__ std::size_t offset(unsigned k) const {
-    return (std::size_t{blockIdx.x} + std::size_t{k} * gridDim.x) * chunk;
-  }
-  __device__ std::uint32_t bytes(unsigned k) const {
-    const std::size_t left = bulk_bytes - offset(k);
+  __device__ std::size_t offset(unsigned item) const { return std::size_t{item} * chunk; }
+  __device__ std::uint32_t bytes(unsigned item) const {
+    const std::size_t left = bulk_bytes - offset(item);
     return static_cast<std::uint32_t>(left < chunk ? left : chunk);
   }
-  __device__ void load(unsigned k, unsigned char* stage, std::uint64_t* bar) const {
-    mbarrier_arrive_expect_tx(bar, bytes(k));
-    bulk_load(stage, in + offset(k), bytes(k), bar);
+  __device__ void load(unsigned item, unsigned char* stage, std::uint64_t* bar) const {
+    mbarrier_arrive_expect_tx(bar, bytes(item));
+    bulk_load(stage, in + offset(item), bytes(item), bar);
   }
-  __device__ void store(unsigned k, unsigned char* stage) const { bulk_store(out + offset(k), stage, bytes(k)); }
+  __device__ void store(unsigned item, unsigned char* stage) const {
+    bulk_store(out + offset(item), stage, bytes(item));
+  }
 };
 
+template <Schedule kSchedule>
 __global__ void __launch_bounds__(32)
     tma_bulk_copy_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
                          std::size_t total_bytes, unsigned chunk, unsigned stages) {
 #if CML_TMA_DEVICE
   extern __shared__ unsigned char smem_raw[];
   __shared__ std::uint64_t full[kMaxStages];
+  __shared__ unsigned item_of[kMaxStages];
   unsigned char* ring = align_up<128>(smem_raw);
   const BulkJob job{in, out, total_bytes / 16 * 16, chunk};
   // The last total % 16 bytes cannot be a bulk copy: the first block's lanes copy them.
   if (blockIdx.x == 0 && threadIdx.x < total_bytes - job.bulk_bytes)
     out[job.bulk_bytes + threadIdx.x] = in[job.bulk_bytes + threadIdx.x];
-  const std::size_t chunks = (job.bulk_bytes + chunk - 1) / chunk;
-  if (blockIdx.x >= chunks) return;
-  const unsigned count = static_cast<unsigned>((chunks - blockIdx.x + gridDim.x - 1) / gridDim.x);
+  const unsigned chunks = static_cast<unsigned>((job.bulk_bytes + chunk - 1) / chunk);
   init_barriers(full, stages);
-  if (threadIdx.x == 0) drive_ring(job, count, ring, chunk, stages, full);
+  if (threadIdx.x == 0) {
+    ItemSource<kSchedule> source{&g_work[kBulkQueue], chunks};
+    drive_ring(job, source, ring, chunk, stages, full, item_of);
+  }
 #else
   (void)in, (void)out, (void)total_bytes, (void)chunk, (void)stages;
   __trap();
@@ -305,7 +389,8 @@ __global__ void __launch_bounds__(32)
 
 // ---- 2D tensor copy ---------------------------------------------------------------------------------
 // The buffer seen as a rows x kTensorCopyCols matrix of floats, moved in kTensorBox x kTensorBox boxes;
-// the floats after the last whole row are copied by the first block's threads.
+// the floats after the last whole row are copied by the first block's threads. Item i is box i in row-major
+// order of boxes.
 inline constexpr unsigned kTensorCopyCols = 4096;
 inline constexpr unsigned kTensorBox = 64;  // 64 x 64 floats = 16 KiB per box
 inline constexpr unsigned kTensorBoxBytes = kTensorBox * kTensorBox * sizeof(float);
@@ -315,16 +400,16 @@ struct TensorJob {
   const CUtensorMap* in_map;
   const CUtensorMap* out_map;
   unsigned boxes_x;
-  __device__ unsigned box(unsigned k) const { return blockIdx.x + k * gridDim.x; }
-  __device__ void load(unsigned k, unsigned char* stage, std::uint64_t* bar) const {
+  __device__ void load(unsigned box, unsigned char* stage, std::uint64_t* bar) const {
     mbarrier_arrive_expect_tx(bar, kTensorBoxBytes);  // a box always lands whole (zero-filled past the edge)
-    tensor_load_2d(stage, in_map, int(box(k) % boxes_x * kTensorBox), int(box(k) / boxes_x * kTensorBox), bar);
+    tensor_load_2d(stage, in_map, int(box % boxes_x * kTensorBox), int(box / boxes_x * kTensorBox), bar);
   }
-  __device__ void store(unsigned k, unsigned char* stage) const {
-    tensor_store_2d(out_map, int(box(k) % boxes_x * kTensorBox), int(box(k) / boxes_x * kTensorBox), stage);
+  __device__ void store(unsigned box, unsigned char* stage) const {
+    tensor_store_2d(out_map, int(box % boxes_x * kTensorBox), int(box / boxes_x * kTensorBox), stage);
   }
 };
 
+template <Schedule kSchedule>
 __global__ void __launch_bounds__(kTensorCopyThreads)
     tma_tensor_copy_kernel(const __grid_constant__ CUtensorMap in_map, const __grid_constant__ CUtensorMap out_map,
                            const float* __restrict__ in, float* __restrict__ out, std::size_t n, unsigned rows,
@@ -332,16 +417,18 @@ __global__ void __launch_bounds__(kTensorCopyThreads)
 #if CML_TMA_DEVICE
   extern __shared__ unsigned char smem_raw[];
   __shared__ std::uint64_t full[kMaxStages];
+  __shared__ unsigned item_of[kMaxStages];
   unsigned char* ring = align_up<128>(smem_raw);
   const std::size_t body = std::size_t{rows} * kTensorCopyCols;
   if (blockIdx.x == 0)
     for (std::size_t i = body + threadIdx.x; i < n; i += blockDim.x) out[i] = in[i];
   const unsigned boxes_x = kTensorCopyCols / kTensorBox;
   const unsigned boxes = boxes_x * ((rows + kTensorBox - 1) / kTensorBox);
-  if (blockIdx.x >= boxes) return;
-  const unsigned count = (boxes - blockIdx.x + gridDim.x - 1) / gridDim.x;
   init_barriers(full, stages);
-  if (threadIdx.x == 0) drive_ring(TensorJob{&in_map, &out_map, boxes_x}, count, ring, kTensorBoxBytes, stages, full);
+  if (threadIdx.x == 0) {
+    ItemSource<kSchedule> source{&g_work[kTensorQueue], boxes};
+    drive_ring(TensorJob{&in_map, &out_map, boxes_x}, source, ring, kTensorBoxBytes, stages, full, item_of);
+  }
 #else
   (void)in_map, (void)out_map, (void)in, (void)out, (void)n, (void)rows, (void)stages;
   __trap();
@@ -370,53 +457,64 @@ __device__ __forceinline__ void transpose_tile_blocks(const float* in_tile, floa
   }
 }
 
-// Persistent blocks: block b takes tiles b, b + gridDim.x, ... (in kOrder). Thread 0 keeps kStages tile
-// loads in flight and issues the stores; the output buffer of tile k is refilled only once the store of
-// tile k - kOut has read it.
-template <int kSide, int kStages, int kOut, ch02::BlockOrder kOrder>
+// Persistent blocks; item i is tile tile_of<kOrder>(i), and `kSchedule` says which items a block takes.
+// Thread 0 keeps kStages tile loads in flight and issues the stores; the output buffer of a block's k-th
+// tile is refilled only once the store of its tile k - kOut has read it. tile_in[s] tells every thread
+// which tile stage s holds, or that there are none left.
+template <int kSide, int kStages, int kOut, ch02::BlockOrder kOrder, Schedule kSchedule = Schedule::kTickets>
 __global__ void __launch_bounds__(kTmaThreads)
     transpose_tma_kernel(const __grid_constant__ CUtensorMap in_map, const __grid_constant__ CUtensorMap out_map,
                          ch02::TileGrid tiles) {
 #if CML_TMA_DEVICE
   using Shape = TmaTransposeShape<kSide, kStages, kOut>;
   constexpr int kTileFloats = kSide * kSide;
+  constexpr unsigned kNone = ~0u;
   extern __shared__ unsigned char smem_raw[];
   __shared__ std::uint64_t full[kStages];
+  __shared__ unsigned tile_in[kStages];
   float* const base = reinterpret_cast<float*>(align_up<128>(smem_raw));
   const auto stage = [&](unsigned k) { return base + (k % kStages) * kTileFloats; };
   const auto out_buffer = [&](unsigned k) { return base + (kStages + k % kOut) * kTileFloats; };
-  const auto tile = [&](unsigned k) {
-    return ch02::tile_of<kOrder>(blockIdx.x + k * gridDim.x, tiles.tiles_x, tiles.tiles_y);
-  };
+  ItemSource<kSchedule> source{&g_work[kTransposeQueue], tiles.blocks()};
+  // Thread 0: the block's k-th tile, or kNone, into stage k % kStages.
   const auto load = [&](unsigned k) {
-    const ch02::TileIndex t = tile(k);
-    std::uint64_t* bar = &full[k % kStages];
-    mbarrier_arrive_expect_tx(bar, Shape::tile_bytes);  // a box always lands whole (zeros past the edge)
-    tensor_load_2d(stage(k), &in_map, int(t.x) * kSide, int(t.y) * kSide, bar);
+    unsigned item = kNone;
+    if (source.take(item)) {
+      const ch02::TileIndex t = ch02::tile_of<kOrder>(item, tiles.tiles_x, tiles.tiles_y);
+      std::uint64_t* bar = &full[k % kStages];
+      mbarrier_arrive_expect_tx(bar, Shape::tile_bytes);  // a box always lands whole (zeros past the edge)
+      tensor_load_2d(stage(k), &in_map, int(t.x) * kSide, int(t.y) * kSide, bar);
+    }
+    tile_in[k % kStages] = item;
   };
-  const unsigned total = tiles.blocks();
-  const unsigned count = blockIdx.x < total ? (total - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
   init_barriers(full, kStages);
-  if (threadIdx.x == 0)
-    for (unsigned k = 0; k < count && k < unsigned(kStages); ++k) load(k);
-  for (unsigned k = 0; k < count; ++k) {
+  if (threadIdx.x == 0) {
+    source.start(kStages);
+    for (unsigned k = 0; k < unsigned(kStages); ++k) load(k);
+  }
+  for (unsigned k = 0;; ++k) {
     // All stores but the newest kOut - 1 have read their buffers: out_buffer(k) is free again.
     if (threadIdx.x == 0) bulk_wait_read<kOut - 1>();
-    __syncthreads();
+    __syncthreads();  // also publishes tile_in[k % kStages]
+    const unsigned item = tile_in[k % kStages];
+    if (item == kNone) break;
     mbarrier_wait(&full[k % kStages], (k / kStages) & 1u);
     transpose_tile_blocks<kSide>(stage(k), out_buffer(k));
     fence_proxy_async_shared();  // the tensor store below reads what these threads wrote
-    __syncthreads();             // the whole tile written; every thread done reading stage(k)
+    __syncthreads();             // the whole tile written; every thread done with stage(k) and tile_in
     if (threadIdx.x == 0) {
-      const ch02::TileIndex t = tile(k);
+      const ch02::TileIndex t = ch02::tile_of<kOrder>(item, tiles.tiles_x, tiles.tiles_y);
       // Input rows r0 .. and columns c0 .. become output rows c0 .. and columns r0 ..; the TMA drops
       // whatever falls outside the output matrix.
       tensor_store_2d(&out_map, int(t.y) * kSide, int(t.x) * kSide, out_buffer(k));
       bulk_commit();
-      if (k + kStages < count) load(k + kStages);
+      load(k + kStages);
     }
   }
-  if (threadIdx.x == 0) bulk_wait_all();
+  if (threadIdx.x == 0) {
+    bulk_wait_all();
+    source.finish();
+  }
 #else
   (void)in_map, (void)out_map, (void)tiles;
   __trap();
@@ -447,13 +545,16 @@ inline CUtensorMap float_matrix_map(const float* base, std::size_t rows, std::si
   return map;
 }
 
-// Blocks of `kernel` that fit on the current device at once with `smem` bytes of dynamic shared memory
-// (after raising the kernel's dynamic shared-memory limit to `smem`), and whether the device has the TMA.
-// Both are asked once per kernel, size and device and remembered: the queries are host work that would
-// otherwise sit between the timer's start event and the launch.
+// How many SMs the current device has and how many blocks of `kernel` fit on one at once with `smem` bytes
+// of dynamic shared memory (after raising the kernel's dynamic shared-memory limit to `smem`); throws where
+// the device has no TMA. Asked once per kernel, size and device and remembered: the queries are host work
+// that would otherwise sit between the timer's start event and the launch.
+struct Residency {
+  unsigned sms = 0, per_sm = 0;
+};
 template <class Kernel>
-unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem) {
-  static std::map<std::tuple<const void*, std::size_t, int>, unsigned> known;
+Residency residency(Kernel kernel, int threads, std::size_t smem) {
+  static std::map<std::tuple<const void*, std::size_t, int>, Residency> known;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), smem, device);
@@ -464,7 +565,7 @@ unsigned resident_blocks(Kernel kernel, int threads, std::size_t smem) {
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
   if (per_sm < 1) throw std::runtime_error("a TMA block does not fit on this GPU's SM");
-  return known[key] = static_cast<unsigned>(sms * per_sm);
+  return known[key] = Residency{static_cast<unsigned>(sms), static_cast<unsigned>(per_sm)};
 }
 
 // Shared memory per block of the copy kernels: a ring of this many bytes, cut into stages of one request.
@@ -485,20 +586,23 @@ inline BulkPlan bulk_plan(unsigned chunk) {
 }
 
 // Copies `bytes` from `in` to `out` (both 16-byte aligned) with 1D bulk copies of `chunk` bytes. Persistent
-// grid of one-warp blocks, as many as fit at once; `max_blocks` > 0 caps it (the tests use it to make each
-// block go round its ring several times).
+// grid of one one-warp block per SM: one ring per SM keeps enough bytes in flight, and more rings only
+// spread the requests in flight over more of memory. `max_blocks` > 0 caps the grid (the tests use it to
+// make each block go round its ring many times).
 inline void launch_tma_bulk_copy(const void* in, void* out, std::size_t bytes, unsigned chunk, cudaStream_t s,
-                                 unsigned max_blocks = 0) {
+                                 unsigned max_blocks = 0, Schedule schedule = Schedule::kTickets) {
   if (bytes == 0) return;
   if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
     throw std::invalid_argument("bulk copies need 16-byte aligned buffers");
   const BulkPlan p = bulk_plan(chunk);
-  const std::size_t chunks = std::max<std::size_t>(bytes / 16 * 16 / chunk + 1, 1);
-  unsigned blocks = resident_blocks(tma_bulk_copy_kernel, 32, p.smem);
-  blocks = static_cast<unsigned>(std::min<std::size_t>(blocks, chunks));
+  const std::size_t chunks = bytes / 16 * 16 / chunk + 1;
+  if (chunks >= (std::size_t{1} << 32)) throw std::invalid_argument("bulk copy: more than 2^32 requests");
+  const auto kernel = schedule == Schedule::kStatic ? tma_bulk_copy_kernel<Schedule::kStatic>
+                                                    : tma_bulk_copy_kernel<Schedule::kTickets>;
+  unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(residency(kernel, 32, p.smem).sms, chunks));
   if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
-  tma_bulk_copy_kernel<<<blocks, 32, p.smem, s>>>(static_cast<const unsigned char*>(in),
-                                                 static_cast<unsigned char*>(out), bytes, chunk, p.stages);
+  kernel<<<blocks, 32, p.smem, s>>>(static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), bytes,
+                                    chunk, p.stages);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -528,18 +632,19 @@ inline void launch_tma_tensor_copy(const float* in, float* out, std::size_t n, c
   const unsigned stages = kRingBytes / kTensorBoxBytes;
   const std::size_t smem = std::size_t{kRingBytes} + 128;
   const std::size_t boxes = (kTensorCopyCols / kTensorBox) * ((rows + kTensorBox - 1) / kTensorBox);
-  unsigned blocks = resident_blocks(tma_tensor_copy_kernel, kTensorCopyThreads, smem);
-  blocks = static_cast<unsigned>(std::clamp<std::size_t>(boxes, 1, blocks));
+  const auto kernel = tma_tensor_copy_kernel<Schedule::kTickets>;
+  unsigned blocks = static_cast<unsigned>(
+      std::clamp<std::size_t>(boxes, 1, residency(kernel, kTensorCopyThreads, smem).sms));  // one ring per SM
   if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
   // With no whole row there is no tensor: the maps are never read, and block 0 copies everything.
-  tma_tensor_copy_kernel<<<blocks, kTensorCopyThreads, smem, s>>>(maps.in_map, maps.out_map, in, out, n,
-                                                                 unsigned(rows), stages);
+  kernel<<<blocks, kTensorCopyThreads, smem, s>>>(maps.in_map, maps.out_map, in, out, n, unsigned(rows), stages);
   CUDA_CHECK_LAUNCH();
 }
 
 // out (cols x rows) = in^T (in: rows x cols), both sides multiples of 4 (transpose_tma_shape_unsupported).
-// Persistent grid of as many blocks as fit at once; `max_blocks` > 0 caps it.
-template <int kSide, int kStages, int kOut, ch02::BlockOrder kOrder = ch02::BlockOrder::kRowMajor>
+// Persistent grid of as many blocks as fit at once, taking tiles by `kSchedule`; `max_blocks` > 0 caps it.
+template <int kSide, int kStages, int kOut, ch02::BlockOrder kOrder = ch02::BlockOrder::kRowMajor,
+          Schedule kSchedule = Schedule::kTickets>
 void launch_transpose_tma(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s,
                           unsigned max_blocks = 0) {
   using Shape = TmaTransposeShape<kSide, kStages, kOut>;
@@ -553,8 +658,9 @@ void launch_transpose_tma(const float* in, float* out, std::size_t rows, std::si
     maps.in = in, maps.out = out, maps.rows = rows, maps.cols = cols;
   }
   const ch02::TileGrid tiles{unsigned((cols + kSide - 1) / kSide), unsigned((rows + kSide - 1) / kSide)};
-  const auto kernel = transpose_tma_kernel<kSide, kStages, kOut, kOrder>;
-  unsigned blocks = std::min(tiles.blocks(), resident_blocks(kernel, kTmaThreads, Shape::smem_bytes));
+  const auto kernel = transpose_tma_kernel<kSide, kStages, kOut, kOrder, kSchedule>;
+  const Residency r = residency(kernel, kTmaThreads, Shape::smem_bytes);
+  unsigned blocks = std::min(tiles.blocks(), r.sms * r.per_sm);
   if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
   kernel<<<blocks, kTmaThreads, Shape::smem_bytes, s>>>(maps.in_map, maps.out_map, tiles);
   CUDA_CHECK_LAUNCH();

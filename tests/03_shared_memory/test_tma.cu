@@ -1,6 +1,7 @@
 // The TMA copies of tma_copy, bit-exact on a GPU with compute capability 9.0 or newer: every request size,
-// totals that are not a multiple of the request or of 16 bytes, and grids small enough that each block goes
-// round its ring many times. Bytes past the end of the copy must keep their poison.
+// totals that are not a multiple of the request or of 16 bytes, grids small enough that each block goes
+// round its ring many times, both ways of handing out the requests, and a ticket counter back at zero
+// after every launch. Bytes past the end of the copy must keep their poison.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -43,17 +44,44 @@ std::string check_copy(std::size_t bytes, const Copy& copy) {
   return "";
 }
 
+using cml::tma::Schedule;
+
+// The ticket counter of a kernel family, as the next launch will find it.
+cml::tma::WorkCounter work_counter(cml::tma::Queue q) {
+  cml::tma::WorkCounter c{};
+  CUDA_CHECK(cudaMemcpyFromSymbol(&c, cml::tma::g_work, sizeof(c), q * sizeof(c)));
+  return c;
+}
+
 TEST(TmaBulkCopy, EveryRequestSizeAndRaggedTotals) {
   SKIP_WITHOUT_TMA();
   const std::size_t totals[] = {1, 15, 16, 17, 255, 256, 4108, 65536 + 48, (std::size_t{3} << 20) + 7};
-  for (unsigned chunk : {16u, 256u, 1024u, 4096u, 16384u, 32768u})
-    for (unsigned max_blocks : {0u, 1u, 3u})
-      for (std::size_t bytes : totals) {
-        const std::string why = check_copy(bytes, [&](const unsigned char* in, unsigned char* out, std::size_t n) {
-          cml::tma::launch_tma_bulk_copy(in, out, n, chunk, nullptr, max_blocks);
-        });
-        ASSERT_TRUE(why.empty()) << "chunk " << chunk << " max_blocks " << max_blocks << ": " << why;
-      }
+  for (Schedule schedule : {Schedule::kTickets, Schedule::kStatic})
+    for (unsigned chunk : {16u, 256u, 1024u, 4096u, 16384u, 32768u})
+      for (unsigned max_blocks : {0u, 1u, 3u})
+        for (std::size_t bytes : totals) {
+          const std::string why = check_copy(bytes, [&](const unsigned char* in, unsigned char* out, std::size_t n) {
+            cml::tma::launch_tma_bulk_copy(in, out, n, chunk, nullptr, max_blocks, schedule);
+          });
+          ASSERT_TRUE(why.empty()) << (schedule == Schedule::kStatic ? "static" : "tickets") << " chunk " << chunk
+                                   << " max_blocks " << max_blocks << ": " << why;
+        }
+}
+
+// Every launch must leave the counter at zero, or the next launch would start past its first items: with
+// more blocks than requests, with one block, and with the grid of a large copy.
+TEST(TmaBulkCopy, TicketCounterIsZeroAfterEveryLaunch) {
+  SKIP_WITHOUT_TMA();
+  for (std::size_t bytes : {std::size_t{48}, std::size_t{4096}, (std::size_t{8} << 20) + 16})
+    for (unsigned max_blocks : {0u, 1u}) {
+      const std::string why = check_copy(bytes, [&](const unsigned char* in, unsigned char* out, std::size_t n) {
+        cml::tma::launch_tma_bulk_copy(in, out, n, 1024, nullptr, max_blocks);
+      });
+      ASSERT_TRUE(why.empty()) << why;
+      const cml::tma::WorkCounter c = work_counter(cml::tma::kBulkQueue);
+      EXPECT_EQ(c.next, 0u) << bytes << " bytes, max_blocks " << max_blocks;
+      EXPECT_EQ(c.finished, 0u) << bytes << " bytes, max_blocks " << max_blocks;
+    }
 }
 
 TEST(TmaBulkCopy, RefusesUnalignedBuffersAndBadRequests) {
@@ -75,6 +103,8 @@ TEST(TmaTensorCopy, WholeRowsPartialBoxesAndTails) {
                                              nullptr, max_blocks);
           });
       ASSERT_TRUE(why.empty()) << "max_blocks " << max_blocks << ": " << why;
+      const cml::tma::WorkCounter c = work_counter(cml::tma::kTensorQueue);
+      EXPECT_EQ(c.next + c.finished, 0u) << "the ticket counter was not reset; max_blocks " << max_blocks;
     }
 }
 

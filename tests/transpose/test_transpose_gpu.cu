@@ -232,10 +232,13 @@ std::vector<Case> tma_cases(unsigned max_blocks) {
       launch(in, out, r, c, s, max_blocks);
     });
   };
-  // The demo's two, and one in grouped order (the kernel takes any order; the demo shows it for fast_64x8).
+  // The demo's three (tma_64x64 with tickets and with a static split, tma_128x128), and one in grouped order
+  // (the kernel takes any order; the demo shows it for fast_64x8).
   return {{"tma_64x64", Expect::kTranspose, with(cml::tma::launch_transpose_tma<64, 4, 2, BlockOrder::kRowMajor>)},
           {"tma_128x128", Expect::kTranspose, with(cml::tma::launch_transpose_tma<128, 2, 1, BlockOrder::kRowMajor>)},
-          {"tma_64x64_grouped", Expect::kTranspose, with(cml::tma::launch_transpose_tma<64, 4, 2, BlockOrder::kGrouped>)}};
+          {"tma_64x64_grouped", Expect::kTranspose, with(cml::tma::launch_transpose_tma<64, 4, 2, BlockOrder::kGrouped>)},
+          {"tma_64x64_static", Expect::kTranspose,
+           with(cml::tma::launch_transpose_tma<64, 4, 2, BlockOrder::kRowMajor, cml::tma::Schedule::kStatic>)}};
 }
 
 // Every shape with sides 4..136 in steps of 4: partial tiles at the bottom and at the right, whose
