@@ -16,7 +16,8 @@
 // 4-byte tiles. fast_64x8_grouped runs the blocks in bands of tile rows, so the blocks resident at once
 // cover a square patch of the matrix instead of a strip. tma_64x64 / tma_128x128 (compute capability 9.0
 // or newer; sides multiples of 4) bring each tile in and send it out with one tensor copy each, and the
-// threads only transpose 4 x 4 blocks between two shared-memory tiles.
+// threads only transpose 4 x 4 blocks between two shared-memory tiles; their persistent blocks take tiles
+// by ticket from a global counter, and tma_64x64_static splits the tiles among the blocks in advance.
 // Bandwidth = 2 * M * N * 4 bytes / median time (GB = 1e9), L2 flushed before each sample; every output is
 // compared bit-exactly with the CPU transpose before it is timed. vs_memcpy divides by cudaMemcpy D2D of
 // the same matrix size, measured in this run.

@@ -254,21 +254,31 @@ __device__ __forceinline__ void finish_tickets(WorkCounter* q) {
 }
 
 // Hands out the items of one block, one at a time, for the thread that issues its loads. With tickets, the
-// ticket for the next item is asked for one item ahead, so its round trip to L2 overlaps the wait for a
-// load instead of delaying the refill; the first `batch` items (the ring's first fill) come in one request.
+// ring's first fill needs no ticket: block b takes items b * batch .. b * batch + batch - 1, so its loads
+// start at once. After that, ticket t is the `per_ticket` items from gridDim.x * batch + t * per_ticket on
+// (several small requests per ticket keep the tickets rarer than the requests). Each ticket is asked for
+// as soon as the previous one is opened, so its round trip to L2 overlaps the work on the items in hand.
 template <Schedule kSchedule>
 struct ItemSource {
   WorkCounter* q;
   unsigned items;
-  unsigned next = 0;  // static: the next item of this block; tickets: the ticket already asked for
-  unsigned left = 0;  // static: items still to hand out; tickets: items left of the first batch
+  unsigned per_ticket = 1;
+  unsigned next = 0;   // the next item to hand out
+  unsigned left = 0;   // static: items still to hand out; tickets: items left in the group in hand
+  unsigned first = 0;  // tickets: items of the grid's first fill, gridDim.x * batch
+  unsigned asked = 0;  // tickets: the first item of the group asked for next
+  bool done = false;
+  __device__ void ask() { asked = first + atomicAdd(&q->next, 1u) * per_ticket; }
   __device__ void start(unsigned batch) {
     if constexpr (kSchedule == Schedule::kStatic) {
+      (void)batch;
       next = blockIdx.x;
       left = blockIdx.x < items ? (items - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
     } else {
-      next = atomicAdd(&q->next, batch);
+      next = blockIdx.x * batch;
       left = batch;
+      first = gridDim.x * batch;
+      ask();
     }
   }
   // The next item, or false when there are none left.
@@ -279,13 +289,17 @@ struct ItemSource {
       next += gridDim.x, --left;
       return true;
     } else {
-      if (next >= items) return false;
-      item = next;
-      if (--left > 0) {
-        ++next;
-      } else {
-        next = atomicAdd(&q->next, 1u), left = 1;
+      if (done) return false;
+      if (left == 0) {
+        next = asked, left = per_ticket;
+        ask();
       }
+      if (next >= items) {
+        done = true;  // items are handed out in increasing order: every later one is past the end too
+        return false;
+      }
+      item = next++;
+      --left;
       return true;
     }
   }
@@ -365,7 +379,7 @@ struct BulkJob {
 template <Schedule kSchedule>
 __global__ void __launch_bounds__(32)
     tma_bulk_copy_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
-                         std::size_t total_bytes, unsigned chunk, unsigned stages) {
+                         std::size_t total_bytes, unsigned chunk, unsigned stages, unsigned per_ticket) {
 #if CML_TMA_DEVICE
   extern __shared__ unsigned char smem_raw[];
   __shared__ std::uint64_t full[kMaxStages];
@@ -378,11 +392,11 @@ __global__ void __launch_bounds__(32)
   const unsigned chunks = static_cast<unsigned>((job.bulk_bytes + chunk - 1) / chunk);
   init_barriers(full, stages);
   if (threadIdx.x == 0) {
-    ItemSource<kSchedule> source{&g_work[kBulkQueue], chunks};
+    ItemSource<kSchedule> source{&g_work[kBulkQueue], chunks, per_ticket};
     drive_ring(job, source, ring, chunk, stages, full, item_of);
   }
 #else
-  (void)in, (void)out, (void)total_bytes, (void)chunk, (void)stages;
+  (void)in, (void)out, (void)total_bytes, (void)chunk, (void)stages, (void)per_ticket;
   __trap();
 #endif
 }
@@ -570,11 +584,14 @@ Residency residency(Kernel kernel, int threads, std::size_t smem) {
 
 // Shared memory per block of the copy kernels: a ring of this many bytes, cut into stages of one request.
 inline constexpr unsigned kRingBytes = 64 * 1024;
+// Bytes of requests a bulk copy's ticket stands for.
+inline constexpr unsigned kTicketBytes = 16 * 1024;
 
 // How a bulk copy with `chunk`-byte requests is laid out: stages in the ring, bytes of dynamic smem.
 struct BulkPlan {
   unsigned stages = 0;
   std::size_t smem = 0;
+  unsigned per_ticket = 1;  // requests per ticket: 16 KiB of them, so small requests do not wait on tickets
 };
 inline BulkPlan bulk_plan(unsigned chunk) {
   if (chunk < 16 || chunk % 16 != 0 || chunk > kRingBytes / 2)
@@ -582,6 +599,7 @@ inline BulkPlan bulk_plan(unsigned chunk) {
   BulkPlan p;
   p.stages = std::min(kRingBytes / chunk, kMaxStages);
   p.smem = std::size_t{p.stages} * chunk + 128;  // + alignment
+  p.per_ticket = std::max(1u, kTicketBytes / chunk);
   return p;
 }
 
@@ -596,13 +614,13 @@ inline void launch_tma_bulk_copy(const void* in, void* out, std::size_t bytes, u
     throw std::invalid_argument("bulk copies need 16-byte aligned buffers");
   const BulkPlan p = bulk_plan(chunk);
   const std::size_t chunks = bytes / 16 * 16 / chunk + 1;
-  if (chunks >= (std::size_t{1} << 32)) throw std::invalid_argument("bulk copy: more than 2^32 requests");
+  if (chunks >= (std::size_t{1} << 31)) throw std::invalid_argument("bulk copy: 2^31 requests or more");
   const auto kernel = schedule == Schedule::kStatic ? tma_bulk_copy_kernel<Schedule::kStatic>
                                                     : tma_bulk_copy_kernel<Schedule::kTickets>;
   unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(residency(kernel, 32, p.smem).sms, chunks));
   if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
   kernel<<<blocks, 32, p.smem, s>>>(static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), bytes,
-                                    chunk, p.stages);
+                                    chunk, p.stages, p.per_ticket);
   CUDA_CHECK_LAUNCH();
 }
 
