@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 
 #include "02_global_memory/kernels/data_kinds.hpp"
 #include "common/cuda_check.hpp"
@@ -37,11 +38,14 @@ __global__ void fill_kind_kernel(std::uint32_t* __restrict__ p, std::size_t n, D
   }
 }
 
+// One 16-byte word per thread, one block per 256 words: no grid-stride loop. A grid of a few waves that
+// strides through the buffer finishes when its slowest block does, and the SMs do not all stream at one
+// rate; the hardware hands a grid of many small blocks to whichever SM has room, so the copy keeps every
+// SM busy to the end (as bandwidth_ceiling's copy_vec4, which matches cudaMemcpy).
 __global__ void copy_words_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out,
                                   std::size_t n) {
-  const std::size_t n4 = n / 4, stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += stride)
-    reinterpret_cast<uint4*>(out)[i] = reinterpret_cast<const uint4*>(in)[i];
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n / 4) reinterpret_cast<uint4*>(out)[i] = reinterpret_cast<const uint4*>(in)[i];
 }
 
 // The sum of all words (mod 2^64): reads everything, writes one number per warp.
@@ -68,7 +72,10 @@ inline void launch_fill_kind(std::uint32_t* p, std::size_t n, DataKind kind, cud
 }
 
 inline void launch_copy_words(const std::uint32_t* in, std::uint32_t* out, std::size_t n, cudaStream_t s) {
-  copy_words_kernel<<<stream_grid(n / 4), kStreamBlock, 0, s>>>(in, out, n);
+  if (n < 4) return;
+  const std::size_t blocks = ceil_div<std::size_t>(n / 4, kStreamBlock);
+  if (blocks > 0x7fffffffu) throw std::invalid_argument("copy_words: more than 2^31 - 1 blocks");
+  copy_words_kernel<<<static_cast<unsigned>(blocks), kStreamBlock, 0, s>>>(in, out, n);
   CUDA_CHECK_LAUNCH();
 }
 
