@@ -20,6 +20,15 @@ int attr(cudaDeviceAttr a, int dev) {
 
 }  // namespace
 
+ComputeCapability current_compute_capability() {
+  int device = 0;
+  ComputeCapability cc;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&cc.major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&cc.minor, cudaDevAttrComputeCapabilityMinor, device));
+  return cc;
+}
+
 std::string slugify(const std::string& name) {
   std::string out;
   for (char c : name) {

@@ -41,6 +41,13 @@ struct DeviceInfo {
   std::string slug() const;
 };
 
+struct ComputeCapability {
+  int major = 0, minor = 0;
+};
+// The compute capability of the current device (cudaGetDevice), for the checks made where a kernel is
+// launched rather than where the demo starts (throws CudaError on failure).
+ComputeCapability current_compute_capability();
+
 // Reads everything above for `ordinal` (throws CudaError on failure).
 DeviceInfo query_device(int ordinal);
 std::string slugify(const std::string& name);

@@ -184,10 +184,7 @@ std::string missing_code_reason() {
   const cudaError_t err = cudaFuncGetAttributes(&attr, code_probe_kernel);
   if (err == cudaSuccess) return "";
   (void)cudaGetLastError();
-  int dev = 0, major = 0, minor = 0;
-  CUDA_CHECK(cudaGetDevice(&dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  const auto [major, minor] = current_compute_capability();
   if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction ||
       err == cudaErrorUnsupportedPtxVersion)
     return fmt::format(

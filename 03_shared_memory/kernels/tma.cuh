@@ -26,6 +26,7 @@
 
 #include "02_global_memory/kernels/transpose_global.cuh"
 #include "common/cuda_check.hpp"
+#include "common/device_info.hpp"
 #include "common/driver_api.hpp"
 
 namespace cml::tma {
@@ -38,11 +39,8 @@ inline std::string tma_unsupported(int major, int minor) {
 }
 
 inline std::string tma_unsupported() {
-  int device = 0, major = 0, minor = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  return tma_unsupported(major, minor);
+  const ComputeCapability cc = current_compute_capability();
+  return tma_unsupported(cc.major, cc.minor);
 }
 
 // ---- Shapes and layouts (host and device) ----------------------------------------------------------
@@ -423,7 +421,6 @@ struct TensorJob {
   }
 };
 
-template <Schedule kSchedule>
 __global__ void __launch_bounds__(kTensorCopyThreads)
     tma_tensor_copy_kernel(const __grid_constant__ CUtensorMap in_map, const __grid_constant__ CUtensorMap out_map,
                            const float* __restrict__ in, float* __restrict__ out, std::size_t n, unsigned rows,
@@ -440,7 +437,7 @@ __global__ void __launch_bounds__(kTensorCopyThreads)
   const unsigned boxes = boxes_x * ((rows + kTensorBox - 1) / kTensorBox);
   init_barriers(full, stages);
   if (threadIdx.x == 0) {
-    ItemSource<kSchedule> source{&g_work[kTensorQueue], boxes};
+    ItemSource<Schedule::kTickets> source{&g_work[kTensorQueue], boxes};
     drive_ring(TensorJob{&in_map, &out_map, boxes_x}, source, ring, kTensorBoxBytes, stages, full, item_of);
   }
 #else
@@ -650,7 +647,7 @@ inline void launch_tma_tensor_copy(const float* in, float* out, std::size_t n, c
   const unsigned stages = kRingBytes / kTensorBoxBytes;
   const std::size_t smem = std::size_t{kRingBytes} + 128;
   const std::size_t boxes = (kTensorCopyCols / kTensorBox) * ((rows + kTensorBox - 1) / kTensorBox);
-  const auto kernel = tma_tensor_copy_kernel<Schedule::kTickets>;
+  const auto kernel = tma_tensor_copy_kernel;
   unsigned blocks = static_cast<unsigned>(
       std::clamp<std::size_t>(boxes, 1, residency(kernel, kTensorCopyThreads, smem).sms));  // one ring per SM
   if (max_blocks > 0) blocks = std::min(blocks, max_blocks);

@@ -18,6 +18,7 @@
 
 #include "02_global_memory/kernels/transpose_global.cuh"
 #include "common/cuda_check.hpp"
+#include "common/device_info.hpp"
 
 namespace cml::ch03 {
 
@@ -415,11 +416,8 @@ inline std::string tile64_async_unsupported(int major, int minor) {
 }
 // The same for the current device.
 inline std::string tile64_async_unsupported() {
-  int device = 0, major = 0, minor = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  return tile64_async_unsupported(major, minor);
+  const ComputeCapability cc = current_compute_capability();
+  return tile64_async_unsupported(cc.major, cc.minor);
 }
 
 // Persistent grid: as many blocks as fit on the GPU at once (never more than tiles). `max_blocks` > 0
