@@ -277,7 +277,9 @@ std::vector<Claim> claims() {
             "PCIe; 3% is above the noise of these long reads",
             ClaimKind::host,
             [](const RunRows& r) {
-              const Row& row = large_row(r, "mapped_offset", offset_params(r));
+              // Named, not a temporary argument: GCC 13 would warn that the returned reference (into r) dangles.
+              const std::string params = offset_params(r);
+              const Row& row = large_row(r, "mapped_offset", params);
               if (RunRows::value(row, "model_efficiency") >= 1.0)
                 throw NotApplicable("this --offset starts on a sector boundary: no extra sectors to pay for");
               return RunRows::value(row, "vs_aligned");
