@@ -334,7 +334,9 @@ inline Shape demo_shape(Context& ctx) {
   return s;
 }
 
-enum class Expect { kCopy, kTranspose };
+// What a kernel must produce: the input, its transpose, or (03_shared_memory's tile_move_64x8) the
+// 64 x 64 tiles of the input moved untransposed to the transposed tiles' places (tile_move_reference).
+enum class Expect { kCopy, kTranspose, kTileMove64 };
 
 using Launch = std::function<void(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t)>;
 
@@ -385,7 +387,12 @@ class Bench {
 
  private:
   Row& measure(Context& ctx, const std::string& params, Expect expect, const Launch& launch) {
-    const std::vector<float>& expected = expect == Expect::kCopy ? host_in_ : transposed_;
+    // Computed only for the variant that needs it: a third matrix-sized host array.
+    if (expect == Expect::kTileMove64 && tile_moved_.empty())
+      tile_moved_ = tile_move_reference(host_in_, shape_.rows, shape_.cols, 64);
+    const std::vector<float>& expected = expect == Expect::kCopy        ? host_in_
+                                         : expect == Expect::kTranspose ? transposed_
+                                                                        : tile_moved_;
     return ctx.measure(
         params, shape_.elements(), shape_.bytes_moved(),
         [&](cudaStream_t s) { launch(in_.data(), out_.data(), shape_.rows, shape_.cols, s); },
@@ -405,7 +412,7 @@ class Bench {
 
   Shape shape_;
   DeviceBuffer<float> in_, out_;
-  std::vector<float> host_in_, transposed_, got_;
+  std::vector<float> host_in_, transposed_, got_, tile_moved_;
   bool copy_row_measured_ = false;
   double copy_row_gb_per_s_ = kNaN;
 };

@@ -48,4 +48,16 @@ inline std::vector<float> transpose_reference(const std::vector<float>& in, std:
   return out;
 }
 
+// Not a transpose: each side x side tile of `in` moves, untransposed, to where the transpose puts it.
+// Tile (tr, tc) of the rows x cols input becomes tile (tc, tr) of the cols x rows output, and its element
+// (y, x) stays element (y, x). Both sides must be multiples of `side`. With side 1 this is the transpose.
+inline std::vector<float> tile_move_reference(const std::vector<float>& in, std::size_t rows, std::size_t cols,
+                                              std::size_t side) {
+  std::vector<float> out(rows * cols);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c)
+      out[(c / side * side + r % side) * rows + r / side * side + c % side] = in[r * cols + c];
+  return out;
+}
+
 }  // namespace cml::transpose

@@ -32,6 +32,26 @@ TEST(Reference, SmallExample) {
   EXPECT_EQ(transpose_reference(in, 2, 3), (std::vector<float>{1, 4, 2, 5, 3, 6}));
 }
 
+// The reference of tile_move_64x8: with 1 x 1 tiles it is the transpose; with one tile as large as the
+// matrix it is a copy; in between, a 4 x 6 matrix of 2 x 2 tiles worked out by hand.
+TEST(Reference, TileMoveBetweenTransposeAndCopy) {
+  const std::vector<float> in = cml::transpose::make_input(8, 12);
+  EXPECT_EQ(cml::transpose::tile_move_reference(in, 8, 12, 1), transpose_reference(in, 8, 12));
+  const std::vector<float> square = cml::transpose::make_input(16, 16);
+  EXPECT_EQ(cml::transpose::tile_move_reference(square, 16, 16, 16), square);
+  // in (4 x 6):   0  1 |  2  3 |  4  5      out (6 x 4): tile (tr, tc) of in becomes tile (tc, tr)
+  //               6  7 |  8  9 | 10 11                   0  1 | 12 13
+  //              ------+-------+------                   6  7 | 18 19
+  //              12 13 | 14 15 | 16 17                   2  3 | 14 15
+  //              18 19 | 20 21 | 22 23                   8  9 | 20 21
+  //                                                      4  5 | 16 17
+  //                                                     10 11 | 22 23
+  std::vector<float> small(24);
+  for (int i = 0; i < 24; ++i) small[i] = float(i);
+  EXPECT_EQ(cml::transpose::tile_move_reference(small, 4, 6, 2),
+            (std::vector<float>{0, 1, 12, 13, 6, 7, 18, 19, 2, 3, 14, 15, 8, 9, 20, 21, 4, 5, 16, 17, 10, 11, 22, 23}));
+}
+
 TEST(Reference, MatchesTheDefinitionAcrossBlockEdges) {
   for (std::size_t m : {1, 2, 31, 32, 33, 65, 100})
     for (std::size_t n : {1, 3, 32, 33, 64, 97}) {
@@ -116,6 +136,12 @@ TEST(BlockOrder, DiagonalIsTheSeedsMappingOnSquareGrids) {
         EXPECT_EQ(d.x, (bx + by) % t);
         EXPECT_EQ(d.y, bx);
       }
+}
+
+TEST(Launchers, TileMoveNeedsWholeTiles) {
+  EXPECT_EQ(tile_move_shape_unsupported(8192, 64), "");
+  EXPECT_NE(tile_move_shape_unsupported(8192, 8200), "");
+  EXPECT_NE(tile_move_shape_unsupported(1000, 1000), "");
 }
 
 TEST(Launchers, RejectBadBlocksAndOversizedGrids) {

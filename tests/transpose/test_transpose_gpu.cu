@@ -75,6 +75,7 @@ std::vector<Case> all_cases() {
       {"tiled_32x4", kT, launch_transpose_padded_tile<32, 4>},
       {"tiled_32x2", kT, launch_transpose_padded_tile<32, 2>},
       {"tiled_64x8", kT, launch_transpose_padded_tile<64, 8>},
+      {"tile_copy_64x8", Expect::kCopy, launch_tile_placement<TileDest::kInPlace>},
       {"tiled_64x4", kT, launch_transpose_padded_tile<64, 4>},
       {"fast_32x4", kT, launch_transpose_fast_tile<32, 4, false>},
       {"fast_32x4_cs", kT, launch_transpose_fast_tile<32, 4, true>},
@@ -117,6 +118,7 @@ class Fixture {
 
     std::vector<float> expected(host_in_.begin(), host_in_.begin() + count);
     if (c.expect == Expect::kTranspose) expected = cml::transpose::transpose_reference(expected, m, n);
+    if (c.expect == Expect::kTileMove64) expected = cml::transpose::tile_move_reference(expected, m, n, 64);
     const cml::VerifyResult r = cml::compare_exact(got_.data(), expected.data(), count);
     const std::string shape = std::to_string(m) + "x" + std::to_string(n);
     if (!r.ok()) return shape + ": " + std::to_string(r.mismatches) + " of " + std::to_string(count) +
@@ -202,6 +204,17 @@ TEST(Tile64, UnalignedPointersUseTheScalarPathExactly) {
     const cml::VerifyResult r = cml::compare_exact(got, expected);
     EXPECT_TRUE(r.ok()) << c.name << ": " << r.mismatches << " mismatches, first " << r.first.front();
   }
+}
+
+// tile_move_64x8 is defined for whole tiles only: exact at shapes made of them, refused at any other.
+TEST(TilePlacement, MovedTilesLandUntransposedAndPartialTilesAreRefused) {
+  CML_REQUIRE_GPU();
+  const Case c{"tile_move_64x8", Expect::kTileMove64, launch_tile_placement<TileDest::kMoved>};
+  const std::pair<std::size_t, std::size_t> shapes[] = {{64, 64}, {64, 192}, {320, 64}, {1024, 448}, {2048, 2048}};
+  Fixture f(2048 * 2048);
+  for (const auto& [m, n] : shapes) EXPECT_EQ(f.check(c, m, n), "") << c.name;
+  for (const auto& [m, n] : {std::pair<std::size_t, std::size_t>{64, 100}, {65, 64}, {1000, 1000}})
+    EXPECT_THROW(c.launch(nullptr, nullptr, m, n, nullptr), std::invalid_argument) << m << "x" << n;
 }
 
 // A launch into an empty matrix does nothing (and in particular launches no zero-block grid).
