@@ -19,8 +19,9 @@
 // threads only transpose 4 x 4 blocks between two shared-memory tiles; their persistent blocks take tiles
 // by ticket from a global counter, and tma_64x64_static splits the tiles among the blocks in advance.
 // tile_copy_64x8 and tile_move_64x8 are not transposes: tiled_64x8's kernel writing each tile back in
-// place, and writing it untransposed to the transposed tile's place. Beside tiled_64x8 they split its gap
-// to cudaMemcpy into the work inside the tile and the placement of the tiles.
+// place (a copy), and writing it untransposed to the transposed tile's place. Beside tiled_64x8 they show
+// which part of its gap to cudaMemcpy is the work inside the tile, which the shape of the kernel, and
+// which the placement of the tiles.
 // Bandwidth = 2 * M * N * 4 bytes / median time (GB = 1e9), L2 flushed before each sample; every output is
 // compared bit-exactly with the CPU transpose before it is timed. vs_memcpy divides by cudaMemcpy D2D of
 // the same matrix size, measured in this run.
@@ -316,15 +317,6 @@ Demo make_demo() {
                     "tiled_64x8", "tile_move_64x8", Bound::between(0.97, 1.03),
                     "the two kernels have the same loads, barrier and global addresses, and one shared-memory "
                     "wavefront per request each (padding); only which tile element a thread stores differs"),
-      ratio_of_rows("tile_placement_costs_time",
-                    "Where the tiles land costs time: the same kernel writing each tile back in place "
-                    "(tile_copy_64x8) is at least 2% faster than moving it to the transposed place "
-                    "(tile_move_64x8).",
-                    "tile_copy_64x8", "tile_move_64x8", Bound::at_least(1.02),
-                    "the two differ only in the output addresses: in place, the blocks resident at once write "
-                    "the rows they read; moved, each block writes 256-byte pieces of 64 output rows, one row "
-                    "stride apart, and together they touch every output row; 2% is above the run-to-run noise of "
-                    "one kernel against itself"),
       Claim{"naive_transpose_far_below",
             "The naive global transpose (columns written without a tile) is several times slower than the best "
             "tiled transpose.",
