@@ -18,10 +18,8 @@
 // or newer; sides multiples of 4) bring each tile in and send it out with one tensor copy each, and the
 // threads only transpose 4 x 4 blocks between two shared-memory tiles; their persistent blocks take tiles
 // by ticket from a global counter, and tma_64x64_static splits the tiles among the blocks in advance.
-// tile_copy_64x8 and tile_move_64x8 are not transposes: tiled_64x8's kernel writing each tile back in
-// place (a copy), and writing it untransposed to the transposed tile's place. Beside tiled_64x8 they show
-// which part of its gap to cudaMemcpy is the work inside the tile, which the shape of the kernel, and
-// which the placement of the tiles.
+// tile_move_64x8 is not a transpose: tiled_64x8's kernel writing each tile untransposed to the transposed
+// tile's place. Beside tiled_64x8 it shows what the work inside the tile costs.
 // Bandwidth = 2 * M * N * 4 bytes / median time (GB = 1e9), L2 flushed before each sample; every output is
 // compared bit-exactly with the CPU transpose before it is timed. vs_memcpy divides by cudaMemcpy D2D of
 // the same matrix size, measured in this run.
@@ -166,20 +164,14 @@ void tma_transpose(Context& ctx) {
                    }));
 }
 
-// tiled_64x8's kernel with the tile written back in place, or moved untransposed to the transposed place.
-template <TileDest kDest>
-void placement(Context& ctx) {
+// tiled_64x8's kernel with each tile moved untransposed to the transposed place.
+void tile_move(Context& ctx) {
   transpose::Bench& b = transpose::bench(ctx);
   const auto& s = b.shape();
-  constexpr bool in_place = kDest == TileDest::kInPlace;
-  if (!in_place) {
-    if (const std::string why = tile_move_shape_unsupported(s.rows, s.cols); !why.empty()) throw Waived(why);
-  }
-  Row& row = b.run(ctx, fmt::format("tile=64x64 threads=64x8 {}", in_place ? "in-place" : "moved-untransposed"),
-                   in_place ? Expect::kCopy : Expect::kTileMove64, launch_tile_placement<kDest>);
+  if (const std::string why = tile_move_shape_unsupported(s.rows, s.cols); !why.empty()) throw Waived(why);
+  Row& row = b.run(ctx, "tile=64x64 threads=64x8 moved-untransposed", Expect::kTileMove64, launch_tile_move);
   transpose::set_global_model(row, model::tile_access(kProbeSide, kProbeRows, s.cols, sizeof(float), true),
-                              model::tile_access(kProbeSide, kProbeRows, in_place ? s.cols : s.rows, sizeof(float),
-                                                 true));
+                              model::tile_access(kProbeSide, kProbeRows, s.rows, sizeof(float), true));
 }
 
 void wide(Context& ctx, const std::string& params, const transpose::Launch& launch) {
@@ -269,12 +261,10 @@ Demo make_demo() {
        tma_transpose<64, 4, 2, ch02::BlockOrder::kRowMajor, tma::Schedule::kStatic>},
       {"tma_128x128", "TMA transpose of 128x128 tiles: 512-byte pieces on both sides (CC >= 9.0)",
        tma_transpose<128, 2, 1, ch02::BlockOrder::kRowMajor>},
-      {"tile_copy_64x8", "not a transpose: tiled_64x8's kernel writing each tile back in place (a copy)",
-       placement<TileDest::kInPlace>},
       {"tile_move_64x8",
        "not a transpose: tiled_64x8's kernel moving each tile untransposed to the transposed place (sides multiples "
        "of 64)",
-       placement<TileDest::kMoved>},
+       tile_move},
   };
   d.claims = {
       ratio_of_rows("padding_removes_bank_conflicts",

@@ -113,11 +113,10 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
 // each thread keeps kSide / kBlockRows loads in flight before the barrier. Why: HBM3e needs many bytes in
 // flight per SM; with one 4-byte element per thread (tiled_padded) the kernel is latency-bound, and even
 // four (tiled_multi) leave it short of the copy ceiling. Which shape wins is a measurement question.
-// kDest other than kTransposed turns it into one of the two kernels that are not transposes (tile_copy_64x8,
-// tile_move_64x8, at the end of this file): only the store changes.
+// kMoved turns it into a kernel that is not a transpose (tile_move_64x8, at the end of this file): only
+// the store changes.
 enum class TileDest {
   kTransposed,  // the transpose: tile column y becomes output row c0 + y
-  kInPlace,     // each tile written back where it came from: a copy
   kMoved,       // each tile written untransposed where the transpose puts it (whole tiles only)
 };
 
@@ -134,8 +133,8 @@ __global__ void __launch_bounds__(kSide* kBlockRows)
     const int y = threadIdx.y + k * kBlockRows;
     if (r0 + y < rows && c0 + x < cols) tile[y][x] = in[(r0 + y) * cols + c0 + x];
   }
-  // kInPlace and kMoved read back only what each thread wrote and need no barrier; it stays so that they
-  // differ from the transpose in their stores alone.
+  // kMoved reads back only what each thread wrote and needs no barrier; it stays so that the two kernels
+  // differ in their stores alone.
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < kSide / kBlockRows; ++k) {
@@ -143,8 +142,6 @@ __global__ void __launch_bounds__(kSide* kBlockRows)
     if constexpr (kDest == TileDest::kTransposed) {
       // Lanes walk tile column y: word x * (kSide + 1) + y, i.e. banks (x + y) % 32 for 32 consecutive x.
       if (c0 + y < cols && r0 + x < rows) out[(c0 + y) * rows + r0 + x] = tile[x][y];
-    } else if constexpr (kDest == TileDest::kInPlace) {
-      if (r0 + y < rows && c0 + x < cols) out[(r0 + y) * cols + c0 + x] = tile[y][x];
     } else {
       out[(c0 + y) * rows + r0 + x] = tile[y][x];  // tile row y lands on output row c0 + y
     }
@@ -470,12 +467,12 @@ inline void launch_transpose_tile64_async(const float* in, float* out, std::size
   CUDA_CHECK_LAUNCH();
 }
 
-// ---- Two kernels that are not transposes: where the transpose's time goes -------------------------
-// tiled_64x8's kernel with two other stores (TileDest, above): each tile written back in place, and each
-// tile written untransposed where the transpose puts it. All three read the tile along rows or down
-// padded columns, one shared-memory wavefront per request, so the moved tile has the transpose's global
-// addresses and the copy's work inside the tile. Timed beside tiled_64x8, they tell whether a gap to
-// cudaMemcpy comes from the work in the tile or from where the tiles land.
+// ---- A kernel that is not a transpose: does the work inside the tile cost time? --------------------
+// tiled_64x8's kernel with another store (TileDest::kMoved, above): each tile goes, untransposed, where
+// the transpose puts it. Both kernels read the tile with one shared-memory wavefront per request (along a
+// row here, down a padded column in the transpose), so the moved tile has the transpose's loads, barrier
+// and global addresses and none of its work inside the tile. Timed beside tiled_64x8, it tells whether
+// that work costs anything.
 inline constexpr int kProbeSide = 64;
 inline constexpr int kProbeRows = 8;
 
@@ -485,14 +482,11 @@ inline std::string tile_move_shape_unsupported(std::size_t rows, std::size_t col
          "matrix is " + std::to_string(rows) + " x " + std::to_string(cols) + ")";
 }
 
-template <TileDest kDest>
-void launch_tile_placement(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
+inline void launch_tile_move(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
   if (rows == 0 || cols == 0) return;
-  if (kDest == TileDest::kMoved) {
-    if (const std::string why = tile_move_shape_unsupported(rows, cols); !why.empty()) throw std::invalid_argument(why);
-  }
+  if (const std::string why = tile_move_shape_unsupported(rows, cols); !why.empty()) throw std::invalid_argument(why);
   const TileGrid g = ch02::tile_grid(cols, rows, kProbeSide, kProbeSide);
-  transpose_padded_tile_kernel<kProbeSide, kProbeRows, kDest>
+  transpose_padded_tile_kernel<kProbeSide, kProbeRows, TileDest::kMoved>
       <<<g.blocks(), dim3(kProbeSide, kProbeRows), 0, s>>>(in, out, rows, cols, g);
   CUDA_CHECK_LAUNCH();
 }

@@ -75,7 +75,6 @@ std::vector<Case> all_cases() {
       {"tiled_32x4", kT, launch_transpose_padded_tile<32, 4>},
       {"tiled_32x2", kT, launch_transpose_padded_tile<32, 2>},
       {"tiled_64x8", kT, launch_transpose_padded_tile<64, 8>},
-      {"tile_copy_64x8", Expect::kCopy, launch_tile_placement<TileDest::kInPlace>},
       {"tiled_64x4", kT, launch_transpose_padded_tile<64, 4>},
       {"fast_32x4", kT, launch_transpose_fast_tile<32, 4, false>},
       {"fast_32x4_cs", kT, launch_transpose_fast_tile<32, 4, true>},
@@ -209,7 +208,7 @@ TEST(Tile64, UnalignedPointersUseTheScalarPathExactly) {
 // tile_move_64x8 is defined for whole tiles only: exact at shapes made of them, refused at any other.
 TEST(TilePlacement, MovedTilesLandUntransposedAndPartialTilesAreRefused) {
   CML_REQUIRE_GPU();
-  const Case c{"tile_move_64x8", Expect::kTileMove64, launch_tile_placement<TileDest::kMoved>};
+  const Case c{"tile_move_64x8", Expect::kTileMove64, launch_tile_move};
   const std::pair<std::size_t, std::size_t> shapes[] = {{64, 64}, {64, 192}, {320, 64}, {1024, 448}, {2048, 2048}};
   Fixture f(2048 * 2048);
   for (const auto& [m, n] : shapes) EXPECT_EQ(f.check(c, m, n), "") << c.name;
