@@ -21,8 +21,8 @@
 // tile_move_64x8 is not a transpose: tiled_64x8's kernel writing each tile untransposed to the transposed
 // tile's place. Beside tiled_64x8 it shows what the work inside the tile costs.
 // Bandwidth = 2 * M * N * 4 bytes / median time (GB = 1e9), L2 flushed before each sample; every output is
-// compared bit-exactly with the CPU transpose before it is timed. vs_memcpy divides by cudaMemcpy D2D of
-// the same matrix size, measured in this run.
+// compared bit-exactly with its CPU reference (the transpose; the moved tiles for tile_move_64x8) before
+// it is timed. vs_memcpy divides by cudaMemcpy D2D of the same matrix size, measured in this run.
 // What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 //
 // Run: build/bin/transpose_shared                 (8192 x 8192)
