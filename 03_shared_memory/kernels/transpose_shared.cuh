@@ -250,6 +250,13 @@ __device__ __forceinline__ void load_tile_scalar(const float* __restrict__ in, s
     if (w.r0 + r < rows && w.c0 + c < cols) tile[wide_offset(r, c)] = in[(w.r0 + r) * cols + w.c0 + c];
 }
 
+// One 16-byte global store. Written as `*reinterpret_cast<float4*>(p) = make_float4(...)`, the compiler may
+// split the store into four 4-byte stores when it cannot prove p 16-byte aligned (here it does, for most
+// of them): each warp instruction then becomes four, each touching every 32-byte sector of the 512 bytes the
+// warp writes, so L2 receives four times the store sectors. __stwb takes a float4 and is always one 16-byte
+// store, with the default (write-back) caching policy.
+__device__ __forceinline__ void store_float4(float* p, float4 v) { __stwb(reinterpret_cast<float4*>(p), v); }
+
 // Phase 2, vector path: read a 4 x 4 block as four 16-byte tile rows, transpose it in registers, and
 // write four 16-byte pieces of four consecutive output rows.
 __device__ __forceinline__ void store_tile_vec4(const float* tile, float* __restrict__ out, std::size_t rows,
@@ -260,10 +267,10 @@ __device__ __forceinline__ void store_tile_vec4(const float* tile, float* __rest
   for (int k = 0; k < 4; ++k) a[k] = *reinterpret_cast<const float4*>(&tile[wide_offset(br + k, 4 * bc)]);
   // Output row c0 + 4 bc + m (input column) takes component m of each a[k], at output columns r0 + br + k.
   float* o = out + (w.c0 + 4 * bc) * rows + w.r0 + br;
-  *reinterpret_cast<float4*>(o) = make_float4(a[0].x, a[1].x, a[2].x, a[3].x);
-  *reinterpret_cast<float4*>(o + rows) = make_float4(a[0].y, a[1].y, a[2].y, a[3].y);
-  *reinterpret_cast<float4*>(o + 2 * rows) = make_float4(a[0].z, a[1].z, a[2].z, a[3].z);
-  *reinterpret_cast<float4*>(o + 3 * rows) = make_float4(a[0].w, a[1].w, a[2].w, a[3].w);
+  store_float4(o, make_float4(a[0].x, a[1].x, a[2].x, a[3].x));
+  store_float4(o + rows, make_float4(a[0].y, a[1].y, a[2].y, a[3].y));
+  store_float4(o + 2 * rows, make_float4(a[0].z, a[1].z, a[2].z, a[3].z));
+  store_float4(o + 3 * rows, make_float4(a[0].w, a[1].w, a[2].w, a[3].w));
 }
 
 // Phase 2, scalar path: lane = output column (input row), each element bounds-checked.
