@@ -13,7 +13,9 @@
 // transposed in registers, a chunk-swizzled tile); tile64_async adds persistent blocks and cp.async
 // double buffering (compute capability 8.0 or newer; waived on older GPUs). Wider accesses save
 // instructions, not DRAM bytes: the float4 tile keeps up with the padded 4-byte tile of the same size and
-// need not beat it, as long as its 16-byte stores stay 16-byte stores (store_float4). fast_64x8_grouped runs the blocks in bands of tile rows, so the blocks resident at once
+// need not beat it, as long as its 16-byte stores stay 16-byte stores (store_float4). tile64_vec4_3pb is
+// the same kernel with at most 3 blocks resident per SM instead of 8: fewer tiles in flight at once.
+// fast_64x8_grouped runs the blocks in bands of tile rows, so the blocks resident at once
 // cover a square patch of the matrix instead of a strip. tma_64x64 / tma_128x128 (compute capability 9.0
 // or newer; sides multiples of 4) bring each tile in and send it out with one tensor copy each, and the
 // threads only transpose 4 x 4 blocks between two shared-memory tiles; their persistent blocks take tiles
@@ -254,6 +256,11 @@ Demo make_demo() {
       {"fast_64x8_grouped", "fast_64x8 with blocks in grouped order (bands of 16 tile rows)", padded_tile<64, 8, 3>},
       {"tile64_vec4", "64x64 tile, 256 threads, float4 loads/stores, chunk-swizzled tile",
        [](Context& ctx) { wide(ctx, "tile=64x64 threads=256", launch_transpose_tile64_vec4); }},
+      {"tile64_vec4_3pb", "tile64_vec4 with at most 3 blocks resident per SM (unused shared memory reserved)",
+       [](Context& ctx) {
+         wide(ctx, fmt::format("tile=64x64 threads=256 blocks/SM<={}", kVec4BlocksPerSm),
+              launch_transpose_tile64_vec4_capped);
+       }},
       {"tile64_async", "tile64_vec4 in persistent blocks, cp.async into two tile buffers (CC >= 8.0)",
        [](Context& ctx) {
          if (const std::string why = tile64_async_unsupported(ctx.device().cc_major, ctx.device().cc_minor);

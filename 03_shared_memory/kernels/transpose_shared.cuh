@@ -427,6 +427,53 @@ inline void launch_transpose_tile64_vec4(const float* in, float* out, std::size_
   CUDA_CHECK_LAUNCH();
 }
 
+// Dynamic shared memory to reserve at launch (and never touch) so that at most `per_sm` blocks of `kernel`
+// with `threads` threads fit on an SM of the current device; 0 when no more than that fit anyway. The
+// smallest such reservation, searched in 256-byte steps up to the device's per-block limit.
+template <class Kernel>
+std::size_t shared_reserve_for(Kernel kernel, int threads, int per_sm) {
+  int device = 0, optin = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attr{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  const std::size_t most = std::size_t(optin) > attr.sharedSizeBytes ? std::size_t(optin) - attr.sharedSizeBytes : 0;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(most)));
+  int fit = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, 0));
+  if (fit <= per_sm) return 0;
+  for (std::size_t bytes = 256; bytes <= most; bytes += 256) {
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, bytes));
+    if (fit <= per_sm) return bytes;
+  }
+  return most;
+}
+
+// tile64_vec4 with at most kVec4BlocksPerSm blocks resident per SM instead of eight: the launch reserves
+// shared memory the kernel never uses, so that no more fit. Each block still keeps four float4 loads per
+// thread in flight; what shrinks is the number of tiles in flight at once, and with it the number of
+// separate 256-byte pieces of output rows that DRAM is asked to write at the same time.
+inline constexpr int kVec4BlocksPerSm = 3;
+
+inline void launch_transpose_tile64_vec4_capped(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                                cudaStream_t s) {
+  if (rows == 0 || cols == 0) return;
+  // Computed once per device: the occupancy search costs host time that would show in small matrices.
+  static int cached_device = -1;
+  static std::size_t reserve = 0;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  if (device != cached_device) {
+    prefer_shared<transpose_tile64_vec4_kernel>();
+    reserve = shared_reserve_for(transpose_tile64_vec4_kernel, kWideThreads, kVec4BlocksPerSm);
+    cached_device = device;
+  }
+  const TileGrid g = ch02::tile_grid(cols, rows, kWide, kWide);
+  transpose_tile64_vec4_kernel<<<g.blocks(), kWideThreads, reserve, s>>>(in, out, rows, cols, g,
+                                                                         vec4_aligned(in, out, rows, cols));
+  CUDA_CHECK_LAUNCH();
+}
+
 // cp.async (and so tile64_async) needs compute capability 8.0 or newer. "" when a device of compute
 // capability major.minor has it, else the reason, for Waived or a skipped test.
 inline std::string tile64_async_unsupported(int major, int minor) {

@@ -82,6 +82,7 @@ std::vector<Case> all_cases() {
       {"fast_64x8_cs", kT, launch_transpose_fast_tile<64, 8, true>},
       {"fast_64x8_grouped", kT, launch_transpose_fast_tile<64, 8, false, BlockOrder::kGrouped>},
       {"tile64_vec4", kT, launch_transpose_tile64_vec4},
+      {"tile64_vec4_3pb", kT, launch_transpose_tile64_vec4_capped},
       {"tile64_async", kT, async_with(0)},
       // persistent grids far smaller than the tile count: every block cycles through both buffers
       {"tile64_async_1block", kT, async_with(1)},
@@ -193,6 +194,7 @@ TEST(Tile64, UnalignedPointersUseTheScalarPathExactly) {
   ASSERT_FALSE(vec4_aligned(in.data() + 1, out.data() + 1, m, n));
   const bool async_ok = tile64_async_unsupported().empty();  // cp.async: compute capability 8.0 or newer
   for (const Case& c : {Case{"tile64_vec4", Expect::kTranspose, launch_transpose_tile64_vec4},
+                        Case{"tile64_vec4_3pb", Expect::kTranspose, launch_transpose_tile64_vec4_capped},
                         Case{"tile64_async", Expect::kTranspose, async_with(2)}}) {
     if (c.name == "tile64_async" && !async_ok) continue;
     out.poison();
@@ -203,6 +205,20 @@ TEST(Tile64, UnalignedPointersUseTheScalarPathExactly) {
     const cml::VerifyResult r = cml::compare_exact(got, expected);
     EXPECT_TRUE(r.ok()) << c.name << ": " << r.mismatches << " mismatches, first " << r.first.front();
   }
+}
+
+// The reservation of tile64_vec4_3pb really caps the blocks per SM, and leaves room for at least one.
+TEST(Tile64, CappedLaunchFitsAtMostThreeBlocksPerSm) {
+  CML_REQUIRE_GPU();
+  int natural = 0, capped = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&natural, transpose_tile64_vec4_kernel, kWideThreads, 0));
+  const std::size_t reserve = shared_reserve_for(transpose_tile64_vec4_kernel, kWideThreads, kVec4BlocksPerSm);
+  CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&capped, transpose_tile64_vec4_kernel, kWideThreads, reserve));
+  EXPECT_GE(capped, 1);
+  EXPECT_LE(capped, kVec4BlocksPerSm);
+  if (natural <= kVec4BlocksPerSm) EXPECT_EQ(reserve, 0u);
+  else EXPECT_EQ(capped, kVec4BlocksPerSm) << "the smallest reservation should leave exactly the cap";
 }
 
 // tile_move_64x8 is defined for whole tiles only: exact at shapes made of them, refused at any other.
