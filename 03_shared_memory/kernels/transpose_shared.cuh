@@ -252,9 +252,9 @@ __device__ __forceinline__ void load_tile_scalar(const float* __restrict__ in, s
 
 // One 16-byte global store. Written as `*reinterpret_cast<float4*>(p) = make_float4(...)`, the compiler may
 // split the store into four 4-byte stores when it cannot prove p 16-byte aligned (CUDA 13.0 does so for all
-// four stores below): each warp instruction then becomes four, each touching every 32-byte sector of the 512
-// bytes the warp writes, so L2 receives four times the store sectors. __stwb takes a float4 and is always one 16-byte
-// store, with the default (write-back) caching policy.
+// four stores below): each warp instruction then becomes four, each touching every 32-byte sector of the
+// 512 bytes the warp writes, so L2 receives four times the store sectors. __stwb takes a float4 and is
+// always one 16-byte store, with the default (write-back) caching policy.
 __device__ __forceinline__ void store_float4(float* p, float4 v) { __stwb(reinterpret_cast<float4*>(p), v); }
 
 // Phase 2, vector path: read a 4 x 4 block as four 16-byte tile rows, transpose it in registers, and
