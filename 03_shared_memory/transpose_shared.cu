@@ -30,7 +30,7 @@
 // Run: build/bin/transpose_shared                 (8192 x 8192)
 //      build/bin/transpose_shared --size 16384
 //      build/bin/transpose_shared --rows 4096 --cols 1024
-#include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -200,12 +200,11 @@ double best_tiled(const RunRows& r, const char* column) {
   return max_of(v);
 }
 
-// Whether a row's matrix ("<rows>x<cols> ..." in its params) lets the 64 x 64 float4 kernels take their
-// 16-byte path: both sides multiples of 4 (the buffers are always 16-byte aligned).
+// Whether a row's matrix lets the 64 x 64 float4 kernels take their 16-byte path: both sides multiples of
+// 4 (the buffers are always 16-byte aligned).
 bool float4_path(const Row& row) {
-  unsigned long long rows = 0, cols = 0;
-  if (std::sscanf(row.params.c_str(), "%llux%llu", &rows, &cols) != 2) return false;
-  return rows % 4 == 0 && cols % 4 == 0;
+  const std::optional<transpose::Shape> s = transpose::shape_of(row);
+  return s && s->rows % 4 == 0 && s->cols % 4 == 0;
 }
 
 Claim ratio_of_rows(std::string name, std::string text, std::string num, std::string den, Bound bound,

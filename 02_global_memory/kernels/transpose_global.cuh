@@ -15,10 +15,12 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -287,6 +289,13 @@ struct Shape {
   double bytes_moved() const { return 2.0 * static_cast<double>(matrix_bytes()); }  // read + written
   std::string label() const { return fmt::format("{}x{}", rows, cols); }
 };
+
+// The shape a row was measured on: Bench::run starts every row's params with Shape::label().
+inline std::optional<Shape> shape_of(const Row& row) {
+  unsigned long long rows = 0, cols = 0;
+  if (std::sscanf(row.params.c_str(), "%llux%llu", &rows, &cols) != 2) return std::nullopt;
+  return Shape{rows, cols};
+}
 
 // --size N is an N x N matrix; --rows and --cols override one side each.
 inline std::vector<ExtraOption> shape_options() {

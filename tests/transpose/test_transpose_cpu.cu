@@ -138,6 +138,18 @@ TEST(BlockOrder, DiagonalIsTheSeedsMappingOnSquareGrids) {
       }
 }
 
+// Claims read the matrix back from a row's params, which Bench::run starts with Shape::label().
+TEST(Reference, ShapeOfRowReadsTheLabelBack) {
+  cml::Row row;
+  row.params = cml::transpose::Shape{8192, 1000}.label() + " tile=64x64 threads=256";
+  const auto s = cml::transpose::shape_of(row);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->rows, 8192u);
+  EXPECT_EQ(s->cols, 1000u);
+  row.params = "block=32x8";
+  EXPECT_FALSE(cml::transpose::shape_of(row).has_value());
+}
+
 TEST(Launchers, TileMoveNeedsWholeTiles) {
   EXPECT_EQ(tile_move_shape_unsupported(8192, 64), "");
   EXPECT_NE(tile_move_shape_unsupported(8192, 8200), "");
