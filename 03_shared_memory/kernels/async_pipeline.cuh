@@ -8,16 +8,16 @@
 //                 __syncthreads; compute; __syncthreads (before the next copy overwrites the tile). While a
 //                 block computes it has no load in flight, and while it waits for its loads it computes
 //                 nothing: one tile per block in flight at most.
-//   async<S>      cuda::memcpy_async into S tile buffers with a block-scoped cuda::pipeline of S stages.
-//                 With 16-byte pieces (cuda::aligned_size_t<16>) and 16-byte aligned addresses it becomes
-//                 cp.async (LDGSTS) on sm_80+: global to shared without passing through registers, and the
-//                 thread is free at once. The producer keeps S tiles requested: the copies of tiles
-//                 k + 1 .. k + S - 1 are in flight while tile k is computed. S = 1 overlaps nothing.
+//   async<S>      cuda::memcpy_async into S tile buffers through a thread-scoped cuda::pipeline: each thread
+//                 issues its own pieces of a tile as one batch. With 16-byte pieces (cuda::aligned_size_t<16>)
+//                 and 16-byte aligned addresses it becomes cp.async (LDGSTS) on sm_80+: global to shared
+//                 without passing through registers, and the thread is free at once. The block keeps S tiles
+//                 requested: the copies of tiles k + 1 .. k + S - 1 are in flight while tile k is computed.
+//                 S = 1 overlaps nothing.
 // On a GPU older than sm_80 cuda::memcpy_async still compiles, as an ordinary load and store that the thread
 // waits for: the async kernels are correct there, but nothing is asynchronous.
 #pragma once
 
-#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -78,12 +78,12 @@ __device__ __forceinline__ void copy_tile_sync(const std::uint32_t* __restrict__
   if (w < len) tile[w] = src[w];
 }
 
-// The same copy issued asynchronously into the pipeline's current stage: nothing lands in a register and
+// The same copy issued asynchronously into the pipeline's current batch: nothing lands in a register and
 // the thread goes on at once. aligned_size_t<16> promises 16-byte size and alignment, which is what lets
 // memcpy_async use cp.async with 16 bytes; the tail words go as 4-byte asynchronous copies, so every word
-// of the stage arrives through the pipeline and consumer_wait covers all of them.
+// of the stage arrives through the pipeline and the wait for the batch covers all of them.
 __device__ __forceinline__ void copy_tile_async(const std::uint32_t* __restrict__ src, unsigned len,
-                                                std::uint32_t* tile, cuda::pipeline<cuda::thread_scope_block>& pipe) {
+                                                std::uint32_t* tile, cuda::pipeline<cuda::thread_scope_thread>& pipe) {
   const unsigned vecs = len / 4;
 #pragma unroll
   for (unsigned c = 0; c < kPipeVecsPerThread; ++c) {
@@ -112,10 +112,12 @@ __global__ void __launch_bounds__(kPipeBlock)
   }
 }
 
-// Stages tile buffers and a pipeline of as many stages, every thread both producer and consumer. The
-// pipeline's barriers replace both __syncthreads: consumer_wait returns once every thread's copies into the
-// stage have landed (read after write); producer_acquire waits until every thread has released the stage
-// it is about to refill (write after read).
+// Stages tile buffers, refilled in turn. The pipeline is thread-scoped: its batches are the hardware's
+// cp.async groups (commit_group, wait_group), so producer_commit and the wait cost an instruction each and
+// need no shared state. A thread knows only its own copies have landed, so two __syncthreads per tile do
+// what a block-scoped pipeline's barrier objects would, more cheaply: the first keeps the refill of tile
+// k - 1's stage from overwriting words a slower thread has not read (write after read), the second makes
+// every thread's copies of tile k visible before anyone filters it (read after write).
 template <int Stages>
 __global__ void __launch_bounds__(kPipeBlock)
     async_pipeline_staged_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out,
@@ -123,26 +125,26 @@ __global__ void __launch_bounds__(kPipeBlock)
   static_assert(Stages >= 1 && Stages <= kPipeMaxStages, "1 to kPipeMaxStages stages");
   extern __shared__ uint4 pipeline_smem[];  // Stages tiles, 16-byte aligned
   std::uint32_t* stages = reinterpret_cast<std::uint32_t*>(pipeline_smem);
-  // A __shared__ variable is never constructed; make_pipeline initialises every barrier of the state
-  // (thread 0, then a block barrier), so the constructor nvcc warns about skipping has nothing to do.
-#pragma nv_diagnostic push
-#pragma nv_diag_suppress static_var_with_dynamic_init
-  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, Stages> state;
-#pragma nv_diagnostic pop
-  auto pipe = cuda::make_pipeline(cooperative_groups::this_thread_block(), &state);
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
   const std::size_t mine = pipeline_tiles_of_block(pipeline_tiles(n), blockIdx.x, gridDim.x);
-  std::size_t fetched = 0;  // this block's tiles whose copies have been issued
-  for (std::size_t k = 0; k < mine; ++k) {
-    // Top up: Stages tiles requested, tile k and the Stages - 1 after it.
-    for (; fetched < mine && fetched < k + Stages; ++fetched) {
-      const std::size_t t = blockIdx.x + fetched * gridDim.x;
-      std::uint32_t* stage = stages + (fetched % Stages) * kPipeTileWords;
-      pipe.producer_acquire();  // waits until every thread has released this stage's previous tile
-      copy_tile_async(in + t * kPipeTileWords, pipeline_tile_length(n, t), stage, pipe);
-      pipe.producer_commit();
+  // One batch per tile index, even past this block's last tile (an empty batch): "all but the newest
+  // Stages - 1 batches" then always means "up to tile k".
+  auto fetch = [&](std::size_t f) {
+    pipe.producer_acquire();
+    if (f < mine) {
+      const std::size_t t = blockIdx.x + f * gridDim.x;
+      copy_tile_async(in + t * kPipeTileWords, pipeline_tile_length(n, t), stages + (f % Stages) * kPipeTileWords,
+                      pipe);
     }
+    pipe.producer_commit();
+  };
+  for (std::size_t f = 0; f + 1 < Stages; ++f) fetch(f);
+  for (std::size_t k = 0; k < mine; ++k) {
+    __syncthreads();          // every thread is done with tile k - 1, whose stage tile k + Stages - 1 refills
+    fetch(k + Stages - 1);    // Stages tiles requested: k (perhaps landed) to k + Stages - 1
+    cuda::pipeline_consumer_wait_prior<Stages - 1>(pipe);  // this thread's copies of tile k have landed
+    __syncthreads();          // and so have every thread's
     const std::size_t t = blockIdx.x + k * gridDim.x;
-    pipe.consumer_wait();  // every thread's copies into tile k's stage have landed
     filter_tile(stages + (k % Stages) * kPipeTileWords, pipeline_tile_length(n, t), out + t * kPipeTileWords);
     pipe.consumer_release();
   }

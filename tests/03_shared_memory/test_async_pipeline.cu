@@ -50,7 +50,7 @@ TEST(Ch03AsyncPipeline, OddSizesAndSmallGrids) {
   }
 }
 
-// Many tiles per block: every stage buffer is refilled many times, so a missing release/acquire or a stage
+// Many tiles per block: every stage buffer is refilled many times, so a missing barrier or a stage
 // filtered before its copy landed shows as wrong words.
 TEST(Ch03AsyncPipeline, ManyRoundsPerBlock) {
   CML_REQUIRE_GPU();
