@@ -126,8 +126,10 @@ def main():
         ratio = lambda a_, b_: (a_ / b_) if a_ is not None and b_ else None
         # Efficiency is an average over kernels; with one kernel per range (the usual case) it is exact.
         n = agg["kernels"]
-        eff_ld = g(agg, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct")
-        eff_st = g(agg, "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct")
+        # An efficiency is bytes used per sector fetched by load/store instructions: without any such request
+        # (a kernel whose global traffic goes through the TMA, say) ncu divides by zero and prints garbage.
+        eff_ld = g(agg, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct") if ld_req else None
+        eff_st = g(agg, "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct") if st_req else None
         meas = {
             "ld_sectors": ratio(ld_sec, ld_req),
             "st_sectors": ratio(st_sec, st_req),
