@@ -126,10 +126,25 @@ def main():
         ratio = lambda a_, b_: (a_ / b_) if a_ is not None and b_ else None
         # Efficiency is an average over kernels; with one kernel per range (the usual case) it is exact.
         n = agg["kernels"]
-        # An efficiency is bytes used per sector fetched by load/store instructions: without any such request
-        # (a kernel whose global traffic goes through the TMA, say) ncu divides by zero and prints garbage.
-        eff_ld = g(agg, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct") if ld_req else None
-        eff_st = g(agg, "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct") if st_req else None
+        # The load/store columns describe the kernel's global traffic only when load/store instructions carry
+        # it. A kernel that moves its bytes with the TMA (or cp.async, which these metrics do not count) makes
+        # none or a few bookkeeping requests: ncu's efficiency is then a division by (nearly) zero, and the
+        # sectors per request describe a ticket counter, not the data. Shown as "-" when there are none, or
+        # when the requests' sectors come to less than 1 % of the bytes the row moves (the demo's `bytes`,
+        # read + written; without it, the DRAM bytes of that direction).
+        moved = number(row.get("bytes"))
+
+        def carried(req, sec, dram):
+            whole = moved or dram
+            return bool(req) and not (whole and (sec or 0) * 32 < 0.01 * whole)
+        lsu_ld = carried(ld_req, ld_sec, g(agg, "dram__bytes_read.sum"))
+        lsu_st = carried(st_req, st_sec, g(agg, "dram__bytes_write.sum"))
+        if not lsu_ld:
+            ld_req = ld_sec = None
+        if not lsu_st:
+            st_req = st_sec = None
+        eff_ld = g(agg, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct") if lsu_ld else None
+        eff_st = g(agg, "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct") if lsu_st else None
         meas = {
             "ld_sectors": ratio(ld_sec, ld_req),
             "st_sectors": ratio(st_sec, st_req),

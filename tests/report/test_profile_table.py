@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/profile_table.py on a small hand-made Nsight Compute CSV: a kernel that loads and stores through
 load/store instructions gets its efficiencies and sectors per request; a kernel that made no such request
-(its global traffic went through the TMA) gets "-" there, not the number ncu prints after dividing by zero."""
+(its global traffic went through the TMA), or only a few bookkeeping ones next to its DRAM traffic, gets "-"
+there, not the number ncu prints after dividing by (nearly) zero."""
 import os
 import subprocess
 import sys
@@ -29,11 +30,20 @@ def main():
             f.write('"0","lsu_copy#0|n=1","1024","4096","1024","4096","100","100","131072","131072"\n')
             # No load/store requests at all; ncu's efficiencies are then meaningless.
             f.write('"1","tma_copy#0|n=1","0","0","0","0","37.5","419430412","131072","131072"\n')
+            # A TMA kernel's ticket counter: one load and three stores beside 128 KB of DRAM traffic each way.
+            f.write('"2","tma_ticket#0|n=1","1","1","3","3","37.5","26214412","131072","131072"\n')
+            # Load/store traffic served from L2 (no DRAM bytes) is still the kernel's own: shown.
+            f.write('"3","lsu_l2#0|n=1","1024","4096","1024","4096","100","100","0","0"\n')
+            # The ticket counter again, the data in L2 (no DRAM bytes): judged against the row's bytes moved.
+            f.write('"4","tma_l2#0|n=1","1","1","3","3","37.5","20.8","0","0"\n')
         demo = os.path.join(d, "demo.csv")
         with open(demo, "w") as f:
-            f.write("variant,params,median_ms,model_ld_sectors_per_req,model_st_sectors_per_req\n")
-            f.write("lsu_copy,n=1,0.1,4,4\n")
-            f.write("tma_copy,n=1,0.1,,\n")
+            f.write("variant,params,median_ms,bytes,model_ld_sectors_per_req,model_st_sectors_per_req\n")
+            f.write("lsu_copy,n=1,0.1,262144,4,4\n")
+            f.write("tma_copy,n=1,0.1,262144,,\n")
+            f.write("tma_ticket,n=1,0.1,,,\n")
+            f.write("lsu_l2,n=1,0.1,262144,4,4\n")
+            f.write("tma_l2,n=1,0.1,262144,,\n")
         run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "profile_table.py"), "--ncu", ncu,
                               "--demo", demo], capture_output=True, text=True)
         print(run.stdout, run.stderr, sep="")
@@ -58,6 +68,11 @@ def main():
               ("lsu_copy", "ld sect/req"): "4", ("lsu_copy", "st sect/req"): "4",
               ("tma_copy", "gld eff %"): "-", ("tma_copy", "gst eff %"): "-",
               ("tma_copy", "ld sect/req"): "-", ("tma_copy", "st sect/req"): "-"}
+    for variant in ("tma_ticket", "tma_l2"):
+        for col in ("gld eff %", "gst eff %", "ld sect/req", "st sect/req"):
+            expect[(variant, col)] = "-"
+    for col, want in (("gld eff %", "100"), ("gst eff %", "100"), ("ld sect/req", "4"), ("st sect/req", "4")):
+        expect[("lsu_l2", col)] = want
     for (variant, col), want in expect.items():
         got = cell(variant, col)
         if got != want:
@@ -65,7 +80,7 @@ def main():
     if failures:
         print("FAIL: " + "; ".join(failures))
         return 1
-    print("ok: efficiencies shown only where load/store requests were made")
+    print("ok: load/store columns shown only where load/store requests carry the traffic")
     return 0
 
 
