@@ -78,16 +78,19 @@ void padded_tile(Context& ctx) {
   transpose::Bench& b = transpose::bench(ctx);
   const auto& s = b.shape();
   // kKind: 0 the plain padded tile, 1 the fast-path tile, 2 the fast-path tile with streaming hints, 3 the
-  // fast-path tile with blocks in grouped order.
+  // fast-path tile with blocks in grouped order, 4 the same in column-major order.
   const transpose::Launch launch =
       kKind == 0   ? transpose::Launch(launch_transpose_padded_tile<kSide, kBlockRows>)
       : kKind == 1 ? transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, false>)
       : kKind == 2 ? transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, true>)
-                   : transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, false, ch02::BlockOrder::kGrouped>);
+      : kKind == 3 ? transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, false, ch02::BlockOrder::kGrouped>)
+                   : transpose::Launch(
+                         launch_transpose_fast_tile<kSide, kBlockRows, false, ch02::BlockOrder::kColumnMajor>);
   const char* kind = kKind == 0   ? ""
                      : kKind == 1 ? " fast-path"
                      : kKind == 2 ? " fast-path evict-first"
-                                  : " fast-path grouped-order";
+                     : kKind == 3 ? " fast-path grouped-order"
+                                  : " fast-path column-order";
   Row& row = b.run(ctx, fmt::format("tile={0}x{0} threads={0}x{1}{2}", kSide, kBlockRows, kind), Expect::kTranspose,
                    launch);
   transpose::set_global_model(row, model::tile_access(kSide, kBlockRows, s.cols, sizeof(float), true),
@@ -147,7 +150,9 @@ void tma_transpose(Context& ctx) {
   Row& row = b.run(ctx,
                    fmt::format("tile={0}x{0} stages={1}+{2} tensor-map persistent {3}{4}", kSide, kStages, kOut,
                                kSchedule == tma::Schedule::kStatic ? "static-split" : "tickets",
-                               kOrder == ch02::BlockOrder::kGrouped ? " grouped-order" : ""),
+                               kOrder == ch02::BlockOrder::kGrouped       ? " grouped-order"
+                               : kOrder == ch02::BlockOrder::kColumnMajor ? " column-order"
+                                                                          : ""),
                    Expect::kTranspose, [](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t st) {
                      tma::launch_transpose_tma<kSide, kStages, kOut, kOrder, kSchedule>(in, out, r, c, st);
                    });
@@ -186,7 +191,7 @@ void wide(Context& ctx, const std::string& params, const transpose::Launch& laun
 // The padded-tile variants with several elements per thread: the family that reaches the copy ceiling.
 const std::vector<std::string> kTiledFamily = {"tiled_multi", "tiled_32x4", "tiled_32x2", "tiled_64x8", "tiled_64x4",
                                                "fast_32x4",   "fast_32x4_cs", "fast_64x8",  "fast_64x8_cs",
-                                               "fast_64x8_grouped"};
+                                               "fast_64x8_grouped", "fast_64x8_col"};
 
 // A column of a variant's one row (its params carry the matrix shape, so they are not spelled out here).
 double only(const RunRows& r, const std::string& variant, const char* column) {
@@ -253,6 +258,8 @@ Demo make_demo() {
       {"fast_64x8", "tiled_64x8 with unchecked interior tiles and 32-bit indexing", padded_tile<64, 8, 1>},
       {"fast_64x8_cs", "fast_64x8 with evict-first loads and stores (__ldcs/__stcs)", padded_tile<64, 8, 2>},
       {"fast_64x8_grouped", "fast_64x8 with blocks in grouped order (bands of 16 tile rows)", padded_tile<64, 8, 3>},
+      {"fast_64x8_col", "fast_64x8 with blocks in column-major order (down each column of tiles)",
+       padded_tile<64, 8, 4>},
       {"tile64_vec4", "64x64 tile, 256 threads, float4 loads/stores, chunk-swizzled tile",
        [](Context& ctx) { wide(ctx, "tile=64x64 threads=256", launch_transpose_tile64_vec4); }},
       {"tile64_vec4_3pb", "tile64_vec4 with at most 3 blocks resident per SM (unused shared memory reserved)",
@@ -274,6 +281,8 @@ Demo make_demo() {
        tma_transpose<64, 4, 2, ch02::BlockOrder::kRowMajor>},
       {"tma_64x64_static", "tma_64x64 with the tiles split among the blocks in advance instead of taken by ticket",
        tma_transpose<64, 4, 2, ch02::BlockOrder::kRowMajor, tma::Schedule::kStatic>},
+      {"tma_64x64_col", "tma_64x64 with the tickets handing out tiles in column-major order",
+       tma_transpose<64, 4, 2, ch02::BlockOrder::kColumnMajor>},
       {"tma_128x128", "TMA transpose of 128x128 tiles: 512-byte pieces on both sides (CC >= 9.0)",
        tma_transpose<128, 2, 1, ch02::BlockOrder::kRowMajor>},
       {"tile_move_64x8",
@@ -301,7 +310,7 @@ Demo make_demo() {
       Claim{"tiled_reaches_copy_ceiling",
             "The best padded-tile transpose with several elements per thread comes close to cudaMemcpy D2D of "
             "the same matrix.",
-            "max vs_memcpy over tiled_multi, tiled_32x4/32x2/64x8/64x4, fast_32x4(_cs), fast_64x8(_cs/_grouped)",
+            "max vs_memcpy over tiled_multi, tiled_32x4/32x2/64x8/64x4, fast_32x4(_cs), fast_64x8(_cs/_grouped/_col)",
             Bound::at_least(0.85),
             "with the tile, both global sides are fully coalesced, so a transpose moves the bytes of a copy; "
             "15% covers the barrier between the two phases and run-to-run noise",

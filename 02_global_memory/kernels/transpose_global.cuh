@@ -36,9 +36,10 @@
 namespace cml::ch02 {
 
 enum class BlockOrder {
-  kRowMajor,  // consecutive blocks walk along a row of tiles
-  kDiagonal,  // consecutive blocks walk down a (wrapped) diagonal of tiles
-  kGrouped,   // consecutive blocks walk down a column of a band of kGroupBand tile rows
+  kRowMajor,     // consecutive blocks walk along a row of tiles
+  kDiagonal,     // consecutive blocks walk down a (wrapped) diagonal of tiles
+  kGrouped,      // consecutive blocks walk down a column of a band of kGroupBand tile rows
+  kColumnMajor,  // consecutive blocks walk down a column of tiles
 };
 
 // Tile rows per band in the grouped order. The blocks resident at one time then cover a roughly square
@@ -64,6 +65,10 @@ struct TileIndex {
 // (x = (bx + by) % T, y = bx), which they could only use for square grids.
 // Grouped order: bands of `band` tile rows (the last band may be shorter), taken top to bottom; inside a
 // band, blocks go down one column of tiles, then the next column. Every tile is taken exactly once.
+// Column-major order: block b takes tile row b % tiles_y of tile column b / tiles_y. In a transpose, the
+// blocks running at one time then write whole stretches of a few output rows (consecutive tiles of a
+// column land side by side in the output) and read short pieces of many input rows: the opposite trade
+// to row-major order.
 template <BlockOrder kOrder>
 __host__ __device__ inline TileIndex tile_of(unsigned block, unsigned tiles_x, unsigned tiles_y,
                                              unsigned band = kGroupBand) {
@@ -76,6 +81,9 @@ __host__ __device__ inline TileIndex tile_of(unsigned block, unsigned tiles_x, u
     const unsigned height = tiles_y - first_row < band ? tiles_y - first_row : band;
     const unsigned within = block - first_row * tiles_x;
     return {within / height, first_row + within % height};
+  } else if constexpr (kOrder == BlockOrder::kColumnMajor) {
+    (void)band;
+    return {block / tiles_y, block % tiles_y};
   } else {
     (void)band;
     const unsigned y = block % tiles_y;

@@ -97,9 +97,11 @@ TEST(BlockOrder, EveryOrderVisitsEveryTileOnce) {
   using RowMajor = std::integral_constant<BlockOrder, BlockOrder::kRowMajor>;
   using Diagonal = std::integral_constant<BlockOrder, BlockOrder::kDiagonal>;
   using Grouped = std::integral_constant<BlockOrder, BlockOrder::kGrouped>;
+  using ColumnMajor = std::integral_constant<BlockOrder, BlockOrder::kColumnMajor>;
   for (unsigned tx = 1; tx <= 40; ++tx)
     for (unsigned ty = 1; ty <= 40; ++ty) {
       ASSERT_TRUE(visits_once(RowMajor{}, tx, ty, kGroupBand)) << tx << "x" << ty;
+      ASSERT_TRUE(visits_once(ColumnMajor{}, tx, ty, kGroupBand)) << tx << "x" << ty;
       ASSERT_TRUE(visits_once(Diagonal{}, tx, ty, kGroupBand)) << tx << "x" << ty;
       for (unsigned band : {1u, 3u, 8u, 16u, 64u})
         ASSERT_TRUE(visits_once(Grouped{}, tx, ty, band)) << tx << "x" << ty << " band " << band;
@@ -128,6 +130,23 @@ TEST(BlockOrder, GroupedBlocksCoverASquarePatch) {
 }
 
 // On a square grid the diagonal order is the blog posts' mapping: launch (bx, by) -> tile ((bx + by) % T, bx).
+// Column-major order goes down a column of tiles before it moves right, so consecutive blocks of a transpose
+// write neighbouring tiles of the same output rows.
+TEST(BlockOrder, ColumnMajorWalksDownEachColumn) {
+  const unsigned tx = 7, ty = 5;
+  for (unsigned b = 0; b + 1 < tx * ty; ++b) {
+    const TileIndex t = tile_of<BlockOrder::kColumnMajor>(b, tx, ty);
+    const TileIndex n = tile_of<BlockOrder::kColumnMajor>(b + 1, tx, ty);
+    if (t.y + 1 < ty) {
+      EXPECT_EQ(n.x, t.x) << b;
+      EXPECT_EQ(n.y, t.y + 1) << b;
+    } else {
+      EXPECT_EQ(n.x, t.x + 1) << b;
+      EXPECT_EQ(n.y, 0u) << b;
+    }
+  }
+}
+
 TEST(BlockOrder, DiagonalIsTheSeedsMappingOnSquareGrids) {
   for (unsigned t = 1; t <= 16; ++t)
     for (unsigned by = 0; by < t; ++by)

@@ -81,6 +81,7 @@ std::vector<Case> all_cases() {
       {"fast_64x8", kT, launch_transpose_fast_tile<64, 8, false>},
       {"fast_64x8_cs", kT, launch_transpose_fast_tile<64, 8, true>},
       {"fast_64x8_grouped", kT, launch_transpose_fast_tile<64, 8, false, BlockOrder::kGrouped>},
+      {"fast_64x8_col", kT, launch_transpose_fast_tile<64, 8, false, BlockOrder::kColumnMajor>},
       {"tile64_vec4", kT, launch_transpose_tile64_vec4},
       {"tile64_vec4_3pb", kT, launch_transpose_tile64_vec4_capped},
       {"tile64_async", kT, async_with(0)},
@@ -260,11 +261,13 @@ std::vector<Case> tma_cases(unsigned max_blocks) {
       launch(in, out, r, c, s, max_blocks);
     });
   };
-  // The demo's three (tma_64x64 with tickets and with a static split, tma_128x128), and one in grouped order
-  // (the kernel takes any order; the demo shows it for fast_64x8).
+  // The demo's four (tma_64x64 with tickets, in row and column order and with a static split, tma_128x128),
+  // and one in grouped order (the kernel takes any order; the demo shows grouped order for fast_64x8).
   return {{"tma_64x64", Expect::kTranspose, with(cml::tma::launch_transpose_tma<64, 4, 2, BlockOrder::kRowMajor>)},
           {"tma_128x128", Expect::kTranspose, with(cml::tma::launch_transpose_tma<128, 2, 1, BlockOrder::kRowMajor>)},
           {"tma_64x64_grouped", Expect::kTranspose, with(cml::tma::launch_transpose_tma<64, 4, 2, BlockOrder::kGrouped>)},
+          {"tma_64x64_col", Expect::kTranspose,
+           with(cml::tma::launch_transpose_tma<64, 4, 2, BlockOrder::kColumnMajor>)},
           {"tma_64x64_static", Expect::kTranspose,
            with(cml::tma::launch_transpose_tma<64, 4, 2, BlockOrder::kRowMajor, cml::tma::Schedule::kStatic>)}};
 }
