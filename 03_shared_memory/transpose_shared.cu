@@ -14,9 +14,12 @@
 // double buffering (compute capability 8.0 or newer; waived on older GPUs). Wider accesses save
 // instructions, not DRAM bytes: the float4 tile keeps up with the padded 4-byte tile of the same size and
 // need not beat it, as long as its 16-byte stores stay 16-byte stores (store_float4). tile64_vec4_3pb is
-// the same kernel with at most 3 blocks resident per SM instead of 8: fewer tiles in flight at once.
+// the same kernel with at most 3 blocks resident per SM instead of 8: fewer tiles in flight at once. The
+// _l1 variants give shared memory only what their blocks use and the rest of the SM's memory to L1, through
+// which every load's data passes (the others take the largest shared memory).
 // fast_64x8_grouped runs the blocks in bands of tile rows, so the blocks resident at once
-// cover a square patch of the matrix instead of a strip. tma_64x64 / tma_128x128 (compute capability 9.0
+// cover a square patch of the matrix instead of a strip; the _col variants take the tiles down each column
+// of tiles, so the blocks resident at once write long runs of a few output rows. tma_64x64 / tma_128x128 (compute capability 9.0
 // or newer; sides multiples of 4) bring each tile in and send it out with one tensor copy each, and the
 // threads only transpose 4 x 4 blocks between two shared-memory tiles; their persistent blocks take tiles
 // by ticket from a global counter, and tma_64x64_static splits the tiles among the blocks in advance.
@@ -261,11 +264,31 @@ Demo make_demo() {
       {"fast_64x8_col", "fast_64x8 with blocks in column-major order (down each column of tiles)",
        padded_tile<64, 8, 4>},
       {"tile64_vec4", "64x64 tile, 256 threads, float4 loads/stores, chunk-swizzled tile",
-       [](Context& ctx) { wide(ctx, "tile=64x64 threads=256", launch_transpose_tile64_vec4); }},
+       [](Context& ctx) { wide(ctx, "tile=64x64 threads=256", launch_transpose_tile64_vec4<>); }},
       {"tile64_vec4_3pb", "tile64_vec4 with at most 3 blocks resident per SM (unused shared memory reserved)",
        [](Context& ctx) {
          wide(ctx, fmt::format("tile=64x64 threads=256 blocks/SM<={}", kVec4BlocksPerSm),
-              launch_transpose_tile64_vec4_capped);
+              launch_transpose_tile64_vec4_capped<>);
+       }},
+      {"tile64_vec4_l1", "tile64_vec4 with shared memory for its blocks only, the rest of the SM's memory L1",
+       [](Context& ctx) {
+         wide(ctx, "tile=64x64 threads=256 carveout=fit",
+              launch_transpose_tile64_vec4<ch02::BlockOrder::kRowMajor, Carve::kFit>);
+       }},
+      {"tile64_vec4_3pb_l1", "tile64_vec4_3pb capped by the carveout: shared memory for 3 tiles, the rest L1",
+       [](Context& ctx) {
+         wide(ctx, fmt::format("tile=64x64 threads=256 blocks/SM<={} carveout=fit", kVec4BlocksPerSm),
+              launch_transpose_tile64_vec4_capped<ch02::BlockOrder::kRowMajor, Carve::kFit>);
+       }},
+      {"tile64_vec4_col", "tile64_vec4 with blocks in column-major order",
+       [](Context& ctx) {
+         wide(ctx, "tile=64x64 threads=256 column-order",
+              launch_transpose_tile64_vec4<ch02::BlockOrder::kColumnMajor>);
+       }},
+      {"tile64_vec4_3pb_col", "tile64_vec4_3pb_l1 with blocks in column-major order",
+       [](Context& ctx) {
+         wide(ctx, fmt::format("tile=64x64 threads=256 blocks/SM<={} carveout=fit column-order", kVec4BlocksPerSm),
+              launch_transpose_tile64_vec4_capped<ch02::BlockOrder::kColumnMajor, Carve::kFit>);
        }},
       {"tile64_async", "tile64_vec4 in persistent blocks, cp.async into two tile buffers (CC >= 8.0)",
        [](Context& ctx) {

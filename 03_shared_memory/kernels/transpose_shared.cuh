@@ -204,9 +204,10 @@ struct WideTile {
   bool vector = false;
 };
 
+template <BlockOrder kOrder = BlockOrder::kRowMajor>
 __device__ __forceinline__ WideTile wide_tile(unsigned id, TileGrid g, std::size_t rows, std::size_t cols,
                                               bool aligned) {
-  const TileIndex t = tile_of<BlockOrder::kRowMajor>(id, g.tiles_x, g.tiles_y);
+  const TileIndex t = tile_of<kOrder>(id, g.tiles_x, g.tiles_y);
   WideTile w;
   w.r0 = std::size_t{t.y} * kWide;
   w.c0 = std::size_t{t.x} * kWide;
@@ -282,12 +283,26 @@ __device__ __forceinline__ void store_tile_scalar(const float* tile, float* __re
     if (w.c0 + c < cols && w.r0 + r < rows) out[(w.c0 + c) * rows + w.r0 + r] = tile[wide_offset(r, c)];
 }
 
-// One 64 x 64 tile per block: load, barrier, store. 16 KB of shared memory per block.
+// The SM's unified on-chip memory is split between shared memory and L1, and the split is the kernel's
+// carveout attribute (a percentage of the largest shared memory; the hardware rounds it up to the next size
+// it supports). These kernels never read a global byte twice, yet the split can still matter to them: the
+// data of every global load comes back through L1 (one array with shared memory) on its way to a register,
+// so L1's size bounds what the loads in flight can hold there. Two policies; which one is faster depends on
+// the GPU and its memory, and the demo measures both:
+enum class Carve {
+  kMaxShared,  // the largest shared memory (the smallest L1), whatever the blocks use
+  kFit,        // shared memory for the blocks wanted per SM and no more; the rest is L1
+};
+
+// One 64 x 64 tile per block: load, barrier, store. 16 KB of shared memory per block. kPerSm and kCarve say
+// how the launcher fits the blocks on an SM (fit_blocks, below); each pair is a kernel of its own, so that
+// each keeps its own carveout attribute.
+template <BlockOrder kOrder, int kPerSm, Carve kCarve>
 __global__ void __launch_bounds__(kWideThreads)
     transpose_tile64_vec4_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
                                  std::size_t cols, TileGrid g, bool aligned) {
   __shared__ __align__(16) float tile[kWide * kWide];
-  const WideTile w = wide_tile(blockIdx.x, g, rows, cols, aligned);  // the same for the whole block
+  const WideTile w = wide_tile<kOrder>(blockIdx.x, g, rows, cols, aligned);  // the same for the whole block
   if (w.vector) load_tile_vec4(in, cols, w, tile);
   else load_tile_scalar(in, rows, cols, w, tile);
   __syncthreads();
@@ -306,6 +321,7 @@ __device__ __forceinline__ void fetch_tile(const float* __restrict__ in, std::si
 
 // Six 256-thread blocks per SM where cp.async exists; the sm_75 build (a trap, never launched) asks for
 // one, since 1536 threads do not fit on an sm_75 SM.
+inline constexpr int kAsyncBlocksPerSm = 6;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #define CML_TILE64_ASYNC_MIN_BLOCKS 1
 #else
@@ -404,27 +420,28 @@ inline bool vec4_aligned(const float* in, const float* out, std::size_t rows, st
          reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
 }
 
-// Asks for the largest shared-memory carveout once per kernel: 8 blocks of 16 KB (or 6 of 32 KB) per SM
-// need more than a smaller default split between L1 and shared memory would leave. These kernels get
-// nothing from L1: every global byte they load is used once, from shared memory.
-template <auto kKernel>
-void prefer_shared() {
-  static const bool done = [] {
-    CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                    cudaSharedmemCarveoutMaxShared));
-    return true;
-  }();
-  (void)done;
+// The carveout, in percent, that holds `per_sm` blocks each using `block_bytes` of shared memory plus the
+// `reserved` bytes the system keeps per block; rounded up, at most 100.
+inline int carveout_percent(std::size_t per_sm, std::size_t block_bytes, std::size_t reserved,
+                            std::size_t max_per_sm) {
+  if (max_per_sm == 0) return 100;
+  const std::size_t need = per_sm * (block_bytes + reserved);
+  return int(std::min<std::size_t>(100, (100 * need + max_per_sm - 1) / max_per_sm));
 }
 
-inline void launch_transpose_tile64_vec4(const float* in, float* out, std::size_t rows, std::size_t cols,
-                                         cudaStream_t s) {
-  if (rows == 0 || cols == 0) return;
-  prefer_shared<transpose_tile64_vec4_kernel>();
-  const TileGrid g = ch02::tile_grid(cols, rows, kWide, kWide);
-  transpose_tile64_vec4_kernel<<<g.blocks(), kWideThreads, 0, s>>>(in, out, rows, cols, g,
-                                                                   vec4_aligned(in, out, rows, cols));
-  CUDA_CHECK_LAUNCH();
+// carveout_percent for `per_sm` blocks of `kernel` (its static shared memory) on the current device, with
+// no more blocks than `threads` per block let fit.
+template <class Kernel>
+int carveout_for(Kernel kernel, int threads, int per_sm) {
+  int device = 0, max_per_sm = 0, reserved = 0, max_threads = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&max_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  cudaFuncAttributes attr{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  per_sm = std::min(per_sm, max_threads / threads);
+  return carveout_percent(std::size_t(per_sm), attr.sharedSizeBytes, std::size_t(reserved), std::size_t(max_per_sm));
 }
 
 // Dynamic shared memory to reserve at launch (and never touch) so that at most `per_sm` blocks of `kernel`
@@ -449,29 +466,55 @@ std::size_t shared_reserve_for(Kernel kernel, int threads, int per_sm) {
   return most;
 }
 
-// tile64_vec4 with at most kVec4BlocksPerSm blocks resident per SM instead of eight: the launch reserves
-// shared memory the kernel never uses, so that no more fit. Each block still keeps four float4 loads per
-// thread in flight; what shrinks is the number of tiles in flight at once, and with it the number of
-// separate 256-byte pieces of output rows that DRAM is asked to write at the same time.
-inline constexpr int kVec4BlocksPerSm = 3;
-
-inline void launch_transpose_tile64_vec4_capped(const float* in, float* out, std::size_t rows, std::size_t cols,
-                                                cudaStream_t s) {
-  if (rows == 0 || cols == 0) return;
-  // Computed once per device: the occupancy search costs host time that would show in small matrices.
-  static int cached_device = -1;
+// How a launch of kKernel fits kPerSm blocks per SM under kCarve, worked out once per device (the
+// occupancy searches cost host time that would show in the timing of small matrices): the carveout becomes
+// the kernel's attribute, and the result is the dynamic shared memory to reserve at launch. kMaxShared
+// caps the blocks by reserving shared memory they never touch; kFit caps them by the carveout itself.
+template <auto kKernel, int kPerSm, Carve kCarve>
+std::size_t fit_blocks(int threads) {
+  static int done_for = -1;
   static std::size_t reserve = 0;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  if (device != cached_device) {
-    prefer_shared<transpose_tile64_vec4_kernel>();
-    reserve = shared_reserve_for(transpose_tile64_vec4_kernel, kWideThreads, kVec4BlocksPerSm);
-    cached_device = device;
-  }
+  if (done_for == device) return reserve;
+  CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  kCarve == Carve::kMaxShared ? int(cudaSharedmemCarveoutMaxShared)
+                                                              : carveout_for(kKernel, threads, kPerSm)));
+  reserve = kCarve == Carve::kMaxShared ? shared_reserve_for(kKernel, threads, kPerSm) : 0;
+  done_for = device;
+  return reserve;
+}
+
+// Eight 256-thread blocks fill an SM's 2048 threads.
+inline constexpr int kVec4BlocksFull = 8;
+
+// tile64_vec4_3pb: at most kVec4BlocksPerSm blocks resident per SM instead of eight. Each block still keeps
+// four float4 loads per thread in flight; what shrinks is the number of tiles in flight at once, and with it
+// the number of separate 256-byte pieces of output rows that DRAM is asked to write at the same time.
+inline constexpr int kVec4BlocksPerSm = 3;
+
+// The float4 tile with its tiles in kOrder, at most kPerSm blocks per SM, fitted by kCarve.
+template <BlockOrder kOrder, int kPerSm, Carve kCarve>
+void launch_tile64_vec4_for(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
+  if (rows == 0 || cols == 0) return;
+  constexpr auto kernel = transpose_tile64_vec4_kernel<kOrder, kPerSm, kCarve>;
+  const std::size_t reserve = fit_blocks<kernel, kPerSm, kCarve>(kWideThreads);
   const TileGrid g = ch02::tile_grid(cols, rows, kWide, kWide);
-  transpose_tile64_vec4_kernel<<<g.blocks(), kWideThreads, reserve, s>>>(in, out, rows, cols, g,
-                                                                         vec4_aligned(in, out, rows, cols));
+  kernel<<<g.blocks(), kWideThreads, reserve, s>>>(in, out, rows, cols, g, vec4_aligned(in, out, rows, cols));
   CUDA_CHECK_LAUNCH();
+}
+
+// tile64_vec4 (kFit: tile64_vec4_l1), and in column order tile64_vec4_col.
+template <BlockOrder kOrder = BlockOrder::kRowMajor, Carve kCarve = Carve::kMaxShared>
+void launch_transpose_tile64_vec4(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
+  launch_tile64_vec4_for<kOrder, kVec4BlocksFull, kCarve>(in, out, rows, cols, s);
+}
+
+// tile64_vec4_3pb (kFit: tile64_vec4_3pb_l1), and in column order tile64_vec4_3pb_col.
+template <BlockOrder kOrder = BlockOrder::kRowMajor, Carve kCarve = Carve::kMaxShared>
+void launch_transpose_tile64_vec4_capped(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                         cudaStream_t s) {
+  launch_tile64_vec4_for<kOrder, kVec4BlocksPerSm, kCarve>(in, out, rows, cols, s);
 }
 
 // cp.async (and so tile64_async) needs compute capability 8.0 or newer. "" when a device of compute
@@ -503,7 +546,7 @@ inline void launch_transpose_tile64_async(const float* in, float* out, std::size
   if (device != cached_device) {
     unsupported = tile64_async_unsupported();
     if (unsupported.empty()) {
-      prefer_shared<transpose_tile64_async_kernel>();
+      fit_blocks<transpose_tile64_async_kernel, kAsyncBlocksPerSm, Carve::kMaxShared>(kWideThreads);
       int sms = 0, per_sm = 0;
       CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
       CUDA_CHECK(

@@ -338,6 +338,22 @@ TEST(AccessModel, NaiveKernelsSectorsPerRequest) {
 }
 
 // tile64_async is cp.async: a device older than compute capability 8.0 gets the reason, never the kernel.
+// The carveout asked for: enough shared memory for the blocks, each with the bytes the system reserves per
+// block, in whole percent rounded up, never more than all of it.
+TEST(Tile64, CarveoutPercentFitsTheBlocksAndNoMore) {
+  constexpr std::size_t kMax = 228 * 1024, kReserved = 1024, kTile = 16 * 1024;  // compute capability 9.0
+  EXPECT_EQ(carveout_percent(8, kTile, kReserved, kMax), 60);  // 8 x 17 KB = 59.6 %
+  EXPECT_EQ(carveout_percent(3, kTile, kReserved, kMax), 23);  // 3 x 17 KB = 22.4 %
+  EXPECT_EQ(carveout_percent(0, kTile, kReserved, kMax), 0);
+  EXPECT_EQ(carveout_percent(20, kTile, kReserved, kMax), 100);
+  EXPECT_EQ(carveout_percent(1, kTile, kReserved, 0), 100);
+  for (std::size_t blocks = 1; blocks <= 13; ++blocks) {
+    const int p = carveout_percent(blocks, kTile, kReserved, kMax);
+    EXPECT_GE(p * kMax, 100 * blocks * (kTile + kReserved)) << blocks << " blocks do not fit in " << p << " %";
+    EXPECT_LT((p - 1) * kMax, 100 * blocks * (kTile + kReserved)) << p << " % is more than " << blocks << " need";
+  }
+}
+
 TEST(Tile64, AsyncNeedsComputeCapability80) {
   EXPECT_EQ(tile64_async_unsupported(7, 5), "cp.async needs compute capability 8.0 or newer; this GPU is 7.5");
   EXPECT_EQ(tile64_async_unsupported(7, 0), "cp.async needs compute capability 8.0 or newer; this GPU is 7.0");

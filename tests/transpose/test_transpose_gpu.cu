@@ -82,8 +82,12 @@ std::vector<Case> all_cases() {
       {"fast_64x8_cs", kT, launch_transpose_fast_tile<64, 8, true>},
       {"fast_64x8_grouped", kT, launch_transpose_fast_tile<64, 8, false, BlockOrder::kGrouped>},
       {"fast_64x8_col", kT, launch_transpose_fast_tile<64, 8, false, BlockOrder::kColumnMajor>},
-      {"tile64_vec4", kT, launch_transpose_tile64_vec4},
-      {"tile64_vec4_3pb", kT, launch_transpose_tile64_vec4_capped},
+      {"tile64_vec4", kT, launch_transpose_tile64_vec4<>},
+      {"tile64_vec4_3pb", kT, launch_transpose_tile64_vec4_capped<>},
+      {"tile64_vec4_l1", kT, launch_transpose_tile64_vec4<BlockOrder::kRowMajor, Carve::kFit>},
+      {"tile64_vec4_3pb_l1", kT, launch_transpose_tile64_vec4_capped<BlockOrder::kRowMajor, Carve::kFit>},
+      {"tile64_vec4_col", kT, launch_transpose_tile64_vec4<BlockOrder::kColumnMajor>},
+      {"tile64_vec4_3pb_col", kT, launch_transpose_tile64_vec4_capped<BlockOrder::kColumnMajor, Carve::kFit>},
       {"tile64_async", kT, async_with(0)},
       // persistent grids far smaller than the tile count: every block cycles through both buffers
       {"tile64_async_1block", kT, async_with(1)},
@@ -194,8 +198,10 @@ TEST(Tile64, UnalignedPointersUseTheScalarPathExactly) {
   CUDA_CHECK(cudaMemcpy(in.data() + 1, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
   ASSERT_FALSE(vec4_aligned(in.data() + 1, out.data() + 1, m, n));
   const bool async_ok = tile64_async_unsupported().empty();  // cp.async: compute capability 8.0 or newer
-  for (const Case& c : {Case{"tile64_vec4", Expect::kTranspose, launch_transpose_tile64_vec4},
-                        Case{"tile64_vec4_3pb", Expect::kTranspose, launch_transpose_tile64_vec4_capped},
+  for (const Case& c : {Case{"tile64_vec4", Expect::kTranspose, launch_transpose_tile64_vec4<>},
+                        Case{"tile64_vec4_3pb", Expect::kTranspose, launch_transpose_tile64_vec4_capped<>},
+                        Case{"tile64_vec4_3pb_l1", Expect::kTranspose,
+                             launch_transpose_tile64_vec4_capped<BlockOrder::kRowMajor, Carve::kFit>},
                         Case{"tile64_async", Expect::kTranspose, async_with(2)}}) {
     if (c.name == "tile64_async" && !async_ok) continue;
     out.poison();
@@ -208,18 +214,43 @@ TEST(Tile64, UnalignedPointersUseTheScalarPathExactly) {
   }
 }
 
-// The reservation of tile64_vec4_3pb really caps the blocks per SM, and leaves room for at least one.
-TEST(Tile64, CappedLaunchFitsAtMostThreeBlocksPerSm) {
+// The ways the float4 tiles fit their blocks on an SM, as the occupancy calculator sees them after a launch:
+// tile64_vec4_3pb's reservation and tile64_vec4_3pb_l1's carveout cap them at three (and leave room for at
+// least one); tile64_vec4_l1's carveout holds as many as the SM can.
+TEST(Tile64, ReservationAndCarveoutsFitTheirBlocks) {
   CML_REQUIRE_GPU();
-  int natural = 0, capped = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&natural, transpose_tile64_vec4_kernel, kWideThreads, 0));
-  const std::size_t reserve = shared_reserve_for(transpose_tile64_vec4_kernel, kWideThreads, kVec4BlocksPerSm);
-  CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&capped, transpose_tile64_vec4_kernel, kWideThreads, reserve));
-  EXPECT_GE(capped, 1);
-  EXPECT_LE(capped, kVec4BlocksPerSm);
+  Fixture f(256 * 256);
+  for (const Case& c :
+       {Case{"tile64_vec4_3pb", Expect::kTranspose, launch_transpose_tile64_vec4_capped<>},
+        Case{"tile64_vec4_l1", Expect::kTranspose, launch_transpose_tile64_vec4<BlockOrder::kRowMajor, Carve::kFit>},
+        Case{"tile64_vec4_3pb_l1", Expect::kTranspose,
+             launch_transpose_tile64_vec4_capped<BlockOrder::kRowMajor, Carve::kFit>}})
+    ASSERT_EQ(f.check(c, 256, 256), "") << c.name;  // the launchers set the carveouts
+  constexpr auto capped = transpose_tile64_vec4_kernel<BlockOrder::kRowMajor, kVec4BlocksPerSm, Carve::kMaxShared>;
+  const std::size_t reserve = fit_blocks<capped, kVec4BlocksPerSm, Carve::kMaxShared>(kWideThreads);
+  int natural = 0, reserved_fit = 0, carved_fit = 0, full_fit = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&natural, capped, kWideThreads, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&reserved_fit, capped, kWideThreads, reserve));
+  EXPECT_GE(reserved_fit, 1);
+  EXPECT_LE(reserved_fit, kVec4BlocksPerSm);
   if (natural <= kVec4BlocksPerSm) EXPECT_EQ(reserve, 0u);
-  else EXPECT_EQ(capped, kVec4BlocksPerSm) << "the smallest reservation should leave exactly the cap";
+  else EXPECT_EQ(reserved_fit, kVec4BlocksPerSm) << "the smallest reservation should leave exactly the cap";
+
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &carved_fit, transpose_tile64_vec4_kernel<BlockOrder::kRowMajor, kVec4BlocksPerSm, Carve::kFit>, kWideThreads, 0));
+  EXPECT_GE(carved_fit, 1);
+  EXPECT_LE(carved_fit, kVec4BlocksPerSm);
+
+  int device = 0, max_threads = 0, max_shared = 0, reserved = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  const int tile_bytes = kWide * kWide * int(sizeof(float));
+  const int most = std::min({kVec4BlocksFull, max_threads / kWideThreads, max_shared / (tile_bytes + reserved)});
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &full_fit, transpose_tile64_vec4_kernel<BlockOrder::kRowMajor, kVec4BlocksFull, Carve::kFit>, kWideThreads, 0));
+  EXPECT_EQ(full_fit, most) << "tile64_vec4_l1's carveout should hold as many of its blocks as the SM can";
 }
 
 // tile_move_64x8 is defined for whole tiles only: exact at shapes made of them, refused at any other.
