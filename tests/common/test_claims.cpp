@@ -230,15 +230,20 @@ TEST(ClaimFiles, CsvAndJsonEscapeText) {
   EXPECT_NE(claims_to_json({r}).find("\"value\": null"), std::string::npos);
 }
 
+// A file named after the running test: ctest runs the tests of this binary as separate processes at once,
+// so a name made from a per-process counter alone would be shared by two of them.
 class TempFile {
  public:
-  explicit TempFile(const std::string& content) : path_(::testing::TempDir() + "claims_test_" + std::to_string(++n_)) {
-    std::ofstream(path_) << content;
-  }
+  explicit TempFile(const std::string& content) : path_(name()) { std::ofstream(path_) << content; }
   ~TempFile() { std::remove(path_.c_str()); }
   const std::string& path() const { return path_; }
 
  private:
+  static std::string name() {
+    const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+    return ::testing::TempDir() + "claims_test_" + (t ? std::string(t->test_suite_name()) + "." + t->name() : "") +
+           "_" + std::to_string(++n_);
+  }
   static inline int n_ = 0;
   std::string path_;
 };
