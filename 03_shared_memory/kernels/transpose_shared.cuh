@@ -287,7 +287,7 @@ __device__ __forceinline__ void store_tile_scalar(const float* tile, float* __re
 // carveout attribute (a percentage of the largest shared memory; the hardware rounds it up to the next size
 // it supports). These kernels never read a global byte twice, yet the split can still matter to them: the
 // data of every global load comes back through L1 (one array with shared memory) on its way to a register,
-// so L1's size bounds what the loads in flight can hold there. Two policies; which one is faster depends on
+// so L1's size can limit what the loads in flight hold there. Two policies; which one is faster depends on
 // the GPU and its memory, and the demo measures both:
 enum class Carve {
   kMaxShared,  // the largest shared memory (the smallest L1), whatever the blocks use
