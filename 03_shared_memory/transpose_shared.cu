@@ -17,10 +17,10 @@
 // the same kernel with at most 3 blocks resident per SM instead of 8: fewer tiles in flight at once. The
 // _l1 variants give shared memory only what their blocks use and the rest of the SM's memory to L1, through
 // which every load's data passes (the others take the largest shared memory).
-// fast_64x8_grouped runs the blocks in bands of tile rows, so the blocks resident at once
-// cover a square patch of the matrix instead of a strip; the _col variants take the tiles down each column
-// of tiles, so the blocks resident at once write long runs of a few output rows. tma_64x64 / tma_128x128 (compute capability 9.0
-// or newer; sides multiples of 4) bring each tile in and send it out with one tensor copy each, and the
+// fast_64x8_grouped runs the blocks in bands of tile rows, so the blocks resident at once cover a square
+// patch of the matrix instead of a strip; the _col variants take the tiles down each column of tiles, so the
+// blocks resident at once write long runs of a few output rows. tma_64x64 / tma_128x128 (compute capability
+// 9.0 or newer; sides multiples of 4) bring each tile in and send it out with one tensor copy each, and the
 // threads only transpose 4 x 4 blocks between two shared-memory tiles; their persistent blocks take tiles
 // by ticket from a global counter, and tma_64x64_static splits the tiles among the blocks in advance.
 // tile_move_64x8 is not a transpose: tiled_64x8's kernel writing each tile untransposed to the transposed
@@ -75,6 +75,13 @@ void tiled(Context& ctx) {
                    }));
 }
 
+// How a row's params name the block order (row-major, the default, is not named).
+constexpr const char* order_label(ch02::BlockOrder order) {
+  return order == ch02::BlockOrder::kGrouped       ? " grouped-order"
+         : order == ch02::BlockOrder::kColumnMajor ? " column-order"
+                                                   : "";
+}
+
 // Padded kSide x kSide tiles with kSide x kBlockRows threads (more loads in flight per thread).
 template <int kSide, int kBlockRows, int kKind = 0>
 void padded_tile(Context& ctx) {
@@ -89,11 +96,11 @@ void padded_tile(Context& ctx) {
       : kKind == 3 ? transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, false, ch02::BlockOrder::kGrouped>)
                    : transpose::Launch(
                          launch_transpose_fast_tile<kSide, kBlockRows, false, ch02::BlockOrder::kColumnMajor>);
-  const char* kind = kKind == 0   ? ""
-                     : kKind == 1 ? " fast-path"
-                     : kKind == 2 ? " fast-path evict-first"
-                     : kKind == 3 ? " fast-path grouped-order"
-                                  : " fast-path column-order";
+  const std::string kind = kKind == 0   ? ""
+                           : kKind == 1 ? " fast-path"
+                           : kKind == 2 ? " fast-path evict-first"
+                           : std::string(" fast-path") +
+                                 order_label(kKind == 3 ? ch02::BlockOrder::kGrouped : ch02::BlockOrder::kColumnMajor);
   Row& row = b.run(ctx, fmt::format("tile={0}x{0} threads={0}x{1}{2}", kSide, kBlockRows, kind), Expect::kTranspose,
                    launch);
   transpose::set_global_model(row, model::tile_access(kSide, kBlockRows, s.cols, sizeof(float), true),
@@ -152,10 +159,7 @@ void tma_transpose(Context& ctx) {
   if (const std::string why = tma::transpose_tma_shape_unsupported(s.rows, s.cols); !why.empty()) throw Waived(why);
   Row& row = b.run(ctx,
                    fmt::format("tile={0}x{0} stages={1}+{2} tensor-map persistent {3}{4}", kSide, kStages, kOut,
-                               kSchedule == tma::Schedule::kStatic ? "static-split" : "tickets",
-                               kOrder == ch02::BlockOrder::kGrouped       ? " grouped-order"
-                               : kOrder == ch02::BlockOrder::kColumnMajor ? " column-order"
-                                                                          : ""),
+                               kSchedule == tma::Schedule::kStatic ? "static-split" : "tickets", order_label(kOrder)),
                    Expect::kTranspose, [](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t st) {
                      tma::launch_transpose_tma<kSide, kStages, kOut, kOrder, kSchedule>(in, out, r, c, st);
                    });
@@ -189,6 +193,16 @@ void wide(Context& ctx, const std::string& params, const transpose::Launch& laun
   transpose::Bench& b = transpose::bench(ctx);
   Row& row = b.run(ctx, params, Expect::kTranspose, launch);
   wide_model(row, b.shape());
+}
+
+// The float4 tile: all 8 blocks per SM or at most kVec4BlocksPerSm, fitted by kCarve, tiles in kOrder.
+template <ch02::BlockOrder kOrder, bool kCapped, Carve kCarve>
+void float4_tile(Context& ctx) {
+  const std::string params = fmt::format("tile=64x64 threads=256{}{}{}",
+                                         kCapped ? fmt::format(" blocks/SM<={}", kVec4BlocksPerSm) : "",
+                                         kCarve == Carve::kFit ? " carveout=fit" : "", order_label(kOrder));
+  wide(ctx, params,
+       kCapped ? launch_transpose_tile64_vec4_capped<kOrder, kCarve> : launch_transpose_tile64_vec4<kOrder, kCarve>);
 }
 
 // The padded-tile variants with several elements per thread: the family that reaches the copy ceiling.
@@ -264,32 +278,17 @@ Demo make_demo() {
       {"fast_64x8_col", "fast_64x8 with blocks in column-major order (down each column of tiles)",
        padded_tile<64, 8, 4>},
       {"tile64_vec4", "64x64 tile, 256 threads, float4 loads/stores, chunk-swizzled tile",
-       [](Context& ctx) { wide(ctx, "tile=64x64 threads=256", launch_transpose_tile64_vec4<>); }},
+       float4_tile<ch02::BlockOrder::kRowMajor, false, Carve::kMaxShared>},
       {"tile64_vec4_3pb", "tile64_vec4 with at most 3 blocks resident per SM (unused shared memory reserved)",
-       [](Context& ctx) {
-         wide(ctx, fmt::format("tile=64x64 threads=256 blocks/SM<={}", kVec4BlocksPerSm),
-              launch_transpose_tile64_vec4_capped<>);
-       }},
+       float4_tile<ch02::BlockOrder::kRowMajor, true, Carve::kMaxShared>},
       {"tile64_vec4_l1", "tile64_vec4 with shared memory for its blocks only, the rest of the SM's memory L1",
-       [](Context& ctx) {
-         wide(ctx, "tile=64x64 threads=256 carveout=fit",
-              launch_transpose_tile64_vec4<ch02::BlockOrder::kRowMajor, Carve::kFit>);
-       }},
+       float4_tile<ch02::BlockOrder::kRowMajor, false, Carve::kFit>},
       {"tile64_vec4_3pb_l1", "tile64_vec4_3pb capped by the carveout: shared memory for 3 tiles, the rest L1",
-       [](Context& ctx) {
-         wide(ctx, fmt::format("tile=64x64 threads=256 blocks/SM<={} carveout=fit", kVec4BlocksPerSm),
-              launch_transpose_tile64_vec4_capped<ch02::BlockOrder::kRowMajor, Carve::kFit>);
-       }},
+       float4_tile<ch02::BlockOrder::kRowMajor, true, Carve::kFit>},
       {"tile64_vec4_col", "tile64_vec4 with blocks in column-major order",
-       [](Context& ctx) {
-         wide(ctx, "tile=64x64 threads=256 column-order",
-              launch_transpose_tile64_vec4<ch02::BlockOrder::kColumnMajor>);
-       }},
+       float4_tile<ch02::BlockOrder::kColumnMajor, false, Carve::kMaxShared>},
       {"tile64_vec4_3pb_col", "tile64_vec4_3pb_l1 with blocks in column-major order",
-       [](Context& ctx) {
-         wide(ctx, fmt::format("tile=64x64 threads=256 blocks/SM<={} carveout=fit column-order", kVec4BlocksPerSm),
-              launch_transpose_tile64_vec4_capped<ch02::BlockOrder::kColumnMajor, Carve::kFit>);
-       }},
+       float4_tile<ch02::BlockOrder::kColumnMajor, true, Carve::kFit>},
       {"tile64_async", "tile64_vec4 in persistent blocks, cp.async into two tile buffers (CC >= 8.0)",
        [](Context& ctx) {
          if (const std::string why = tile64_async_unsupported(ctx.device().cc_major, ctx.device().cc_minor);

@@ -129,7 +129,6 @@ TEST(BlockOrder, GroupedBlocksCoverASquarePatch) {
   EXPECT_EQ(next.y, 48u);
 }
 
-// On a square grid the diagonal order is the blog posts' mapping: launch (bx, by) -> tile ((bx + by) % T, bx).
 // Column-major order goes down a column of tiles before it moves right, so consecutive blocks of a transpose
 // write neighbouring tiles of the same output rows.
 TEST(BlockOrder, ColumnMajorWalksDownEachColumn) {
@@ -147,6 +146,7 @@ TEST(BlockOrder, ColumnMajorWalksDownEachColumn) {
   }
 }
 
+// On a square grid the diagonal order is the blog posts' mapping: launch (bx, by) -> tile ((bx + by) % T, bx).
 TEST(BlockOrder, DiagonalIsTheSeedsMappingOnSquareGrids) {
   for (unsigned t = 1; t <= 16; ++t)
     for (unsigned by = 0; by < t; ++by)
@@ -337,7 +337,6 @@ TEST(AccessModel, NaiveKernelsSectorsPerRequest) {
   EXPECT_EQ(cml::model::tile_access(8, 32, 8192, 4, false).sectors_per_request(), 8.0);
 }
 
-// tile64_async is cp.async: a device older than compute capability 8.0 gets the reason, never the kernel.
 // The carveout asked for: enough shared memory for the blocks, each with the bytes the system reserves per
 // block, in whole percent rounded up, never more than all of it.
 TEST(Tile64, CarveoutPercentFitsTheBlocksAndNoMore) {
@@ -354,6 +353,7 @@ TEST(Tile64, CarveoutPercentFitsTheBlocksAndNoMore) {
   }
 }
 
+// tile64_async is cp.async: a device older than compute capability 8.0 gets the reason, never the kernel.
 TEST(Tile64, AsyncNeedsComputeCapability80) {
   EXPECT_EQ(tile64_async_unsupported(7, 5), "cp.async needs compute capability 8.0 or newer; this GPU is 7.5");
   EXPECT_EQ(tile64_async_unsupported(7, 0), "cp.async needs compute capability 8.0 or newer; this GPU is 7.0");
