@@ -43,9 +43,10 @@ enum class BlockOrder {
 };
 
 // Tile rows per band in the grouped order. The blocks resident at one time then cover a roughly square
-// patch of the matrix instead of one long strip of tile rows: in row-major order a full GPU of blocks
-// reads a few input rows end to end but writes short pieces of thousands of output rows at once, each in
-// a different DRAM page; grouped, both sides touch a few hundred rows each.
+// patch of the matrix instead of one long strip of tile rows: in row-major order a full GPU of blocks reads
+// a few input rows end to end but writes short pieces of thousands of output rows at once; grouped, both
+// sides touch a few hundred rows each. Whether that compromise helps is for the GPU's memory to say, and the
+// demos measure it beside row-major and column-major order (chapter 03 discusses what they show).
 inline constexpr unsigned kGroupBand = 16;
 
 enum class LoadPath {
