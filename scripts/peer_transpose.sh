@@ -5,7 +5,9 @@
 # Builds PEER_DIR/transpose_swizzle_batched.cu (32768 x 32768 floats, hard-coded; it checks its own result
 # and times 10000 back-to-back launches between two events) with nvcc for sm_90a into the output folder, then
 # alternates, N rounds (default 3):
-#   the peer, and transpose_shared --size 32768 with tma_64x64, tiled_64x8 and fast_64x8
+#   the peer, and transpose_shared --size 32768 with the TMA transposes (tma_64x64, tma_64x64_col), the
+#   classic tiles (tiled_64x8, fast_64x8, fast_64x8_col) and the float4 tiles capped at 3 blocks per SM
+#   (tile64_vec4_3pb, tile64_vec4_3pb_col)
 # (each verified bit-exactly before it is timed; cudaMemcpy D2D of the same matrix in the same process).
 # Prints every round and the ratio of the medians. Output: runs/peer-transpose-<date>-<time>/ (ignored by
 # git). Needs a GPU of compute capability 9.0; exits 77 on any other.
@@ -21,7 +23,7 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift 2 ;;
     --build-dir) build_dir=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$peer" ] || die "one PEER_DIR only"; peer=$1; shift ;;
   esac
@@ -45,7 +47,7 @@ log "building the peer ($src) for sm_90a"
 nvcc -std=c++17 -O3 -DNDEBUG -w --use_fast_math -arch=sm_90a -o "$out/peer_transpose" "$src" -lcuda \
   >"$out/peer_build.log" 2>&1 || { tail -n 20 "$out/peer_build.log"; die "the peer did not build"; }
 
-variants=(tma_64x64 tiled_64x8 fast_64x8)
+variants=(tma_64x64 tma_64x64_col tiled_64x8 fast_64x8 fast_64x8_col tile64_vec4_3pb tile64_vec4_3pb_col)
 for r in $(seq 1 "$rounds"); do
   log "round $r of $rounds: peer"
   "$out/peer_transpose" >"$out/peer.$r.log" 2>&1 || { cat "$out/peer.$r.log"; die "the peer failed"; }
