@@ -78,10 +78,10 @@ void registers_launch_bounds(Context& ctx) {
   const LaunchBoundsCap cap = launch_bounds_register_cap(kRegBlock, kBoundedMinBlocks, dev.regs_per_sm,
                                                          dev.max_threads_per_sm);
   if (!cap.honoured)
-    ctx.note(fmt::format("an SM of this GPU holds {} threads: __launch_bounds__({}, {}) is capped at {} blocks, "
-                         "{} registers per thread",
-                         dev.max_threads_per_sm, kRegBlock, kBoundedMinBlocks, cap.blocks_per_sm,
-                         cap.registers_per_thread));
+    ctx.note(fmt::format("an SM of this GPU holds {} threads, fewer than {} blocks of {}: ptxas drops the promise "
+                         "of __launch_bounds__({}, {}) (\".minnctapersm will be ignored\") and the kernel keeps the "
+                         "registers it wants",
+                         dev.max_threads_per_sm, kBoundedMinBlocks, kRegBlock, kRegBlock, kBoundedMinBlocks));
   run(ctx, launch_array_registers_bounded, function_attributes(array_registers_bounded_kernel),
       fmt::format("launch_bounds=256x{}", kBoundedMinBlocks))
       .set("max_threads_per_sm", dev.max_threads_per_sm)
@@ -100,10 +100,10 @@ void require_bound_honoured(const RunRows& r) {
   if (row.get("bound_honoured") != nullptr) {
     if (RunRows::value(row, "bound_honoured") != 0.0) return;
     throw NotApplicable(fmt::format(
-        "an SM of this GPU holds {:g} threads, fewer than {} blocks of {}: ptxas caps __launch_bounds__ at {:g} "
-        "blocks and {:g} registers per thread, so the array need not spill",
+        "an SM of this GPU holds {:g} threads, fewer than {} blocks of {}: ptxas drops the promise of "
+        "__launch_bounds__ and lets a thread keep up to {:g} registers, so the array need not spill",
         RunRows::value(row, "max_threads_per_sm"), kBoundedMinBlocks, kRegBlock,
-        RunRows::value(row, "bound_blocks_per_sm"), RunRows::value(row, "bound_reg_cap")));
+        RunRows::value(row, "bound_reg_cap")));
   }
   if (!(RunRows::value(row, "num_regs") < ch01::single_value(r, "registers", "num_regs")))
     throw NotApplicable("the launch bounds did not lower the register count on this GPU");
@@ -157,8 +157,9 @@ Demo make_demo() {
       Claim{"launch_bounds_cap_respected",
             "ptxas keeps the bounded kernel within the registers per thread its launch bounds leave on this GPU.",
             "num_regs registers_launch_bounds / bound_reg_cap registers_launch_bounds", Bound::at_most(1),
-            "the cap is the register file divided among the blocks the promise can hold, rounded down to the "
-            "allocation unit; ptxas must not exceed it",
+            "the cap is the register file divided among the promised blocks (among the warps of one block where "
+            "the SM cannot hold them all and ptxas drops the promise), rounded down to the allocation unit; "
+            "ptxas must not exceed it",
             ClaimKind::device,
             [col](const RunRows& r) {
               const std::vector<const Row*> rows = r.rows("registers_launch_bounds");

@@ -83,8 +83,8 @@ __global__ void array_local_kernel(const unsigned* __restrict__ seeds, unsigned*
 
 // The register kernel promised to run 8 blocks of 256 threads per SM. Where an SM holds 2048 threads
 // that leaves 65536 / 2048 = 32 registers per thread, fewer than the 32-element array plus its
-// bookkeeping needs, so ptxas spills. Where an SM holds fewer threads, ptxas caps the promise at the
-// blocks that fit and the thread keeps more registers (launch_bounds.hpp computes the cap).
+// bookkeeping needs, so ptxas spills. Where an SM holds fewer threads, ptxas drops the promise (and says
+// so when it compiles for that GPU) and the thread keeps the registers it wants (launch_bounds.hpp).
 inline constexpr int kBoundedMinBlocks = 8;
 __global__ void __launch_bounds__(kRegBlock, kBoundedMinBlocks)
     array_registers_bounded_kernel(const unsigned* __restrict__ seeds, unsigned* __restrict__ out, unsigned n) {

@@ -233,19 +233,32 @@ TEST(LaunchBoundsCap, TwoThousandThreadsPerSmHoldEightBlocksOf256) {
   EXPECT_EQ(c.registers_per_thread, 32);  // 65536 / 2048
 }
 
-TEST(LaunchBoundsCap, FifteenHundredThreadsPerSmHoldOnlySix) {
+// Where the SM cannot hold the promised blocks, ptxas drops the promise instead of scaling it down (sm_86,
+// 1536 threads: __launch_bounds__(256, 8) compiles with ".minnctapersm will be ignored" and a kernel that
+// wants 128 registers gets them; __launch_bounds__(256, 6) holds it to 40). Only one block must fit.
+TEST(LaunchBoundsCap, FifteenHundredThreadsPerSmDropAPromiseOfEight) {
   const LaunchBoundsCap c = launch_bounds_register_cap(256, 8, 65536, 1536);
-  EXPECT_EQ(c.blocks_per_sm, 6);
   EXPECT_FALSE(c.honoured);
+  EXPECT_EQ(c.blocks_per_sm, 1);
+  EXPECT_EQ(c.registers_per_thread, 255);  // 65536 / 8 warps = 8192 per warp, 256 per thread, at most 255
+}
+
+TEST(LaunchBoundsCap, FifteenHundredThreadsPerSmKeepAPromiseOfSix) {
+  const LaunchBoundsCap c = launch_bounds_register_cap(256, 6, 65536, 1536);
+  EXPECT_TRUE(c.honoured);
+  EXPECT_EQ(c.blocks_per_sm, 6);
   // 65536 / 48 warps = 1365 per warp, down to 1280 (5 x 256): 40 per thread.
   EXPECT_EQ(c.registers_per_thread, 40);
 }
 
-TEST(LaunchBoundsCap, ThousandThreadsPerSmHoldOnlyFour) {
-  const LaunchBoundsCap c = launch_bounds_register_cap(256, 8, 65536, 1024);
-  EXPECT_EQ(c.blocks_per_sm, 4);
-  EXPECT_FALSE(c.honoured);
-  EXPECT_EQ(c.registers_per_thread, 64);
+TEST(LaunchBoundsCap, ThousandThreadsPerSmKeepFourAndDropFive) {
+  const LaunchBoundsCap four = launch_bounds_register_cap(256, 4, 65536, 1024);
+  EXPECT_TRUE(four.honoured);
+  EXPECT_EQ(four.registers_per_thread, 64);
+  const LaunchBoundsCap five = launch_bounds_register_cap(256, 5, 65536, 1024);
+  EXPECT_FALSE(five.honoured);
+  EXPECT_EQ(five.blocks_per_sm, 1);
+  EXPECT_EQ(five.registers_per_thread, 255);
 }
 
 TEST(LaunchBoundsCap, GranularityCeilingAndEdges) {

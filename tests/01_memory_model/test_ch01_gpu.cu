@@ -162,7 +162,7 @@ TEST(RegisterArray, AttributesShowWhereTheArrayLives) {
   EXPECT_EQ(regs.localSizeBytes, 0u) << "the unrolled array should stay in registers";
   EXPECT_GE(local.localSizeBytes, kRegArray * sizeof(unsigned)) << "the run-time indexed array should be local";
   // __launch_bounds__(256, 8) leaves 32 registers only where an SM holds 8 x 256 threads; elsewhere ptxas
-  // caps the promise at the blocks that fit (kernels/launch_bounds.hpp).
+  // drops the promise and only the block size limits the registers (kernels/launch_bounds.hpp).
   int dev = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
   cudaDeviceProp p{};
