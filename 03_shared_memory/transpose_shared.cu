@@ -89,18 +89,16 @@ void padded_tile(Context& ctx) {
   const auto& s = b.shape();
   // kKind: 0 the plain padded tile, 1 the fast-path tile, 2 the fast-path tile with streaming hints, 3 the
   // fast-path tile with blocks in grouped order, 4 the same in column-major order.
+  constexpr ch02::BlockOrder order = kKind == 3   ? ch02::BlockOrder::kGrouped
+                                     : kKind == 4 ? ch02::BlockOrder::kColumnMajor
+                                                  : ch02::BlockOrder::kRowMajor;
   const transpose::Launch launch =
       kKind == 0   ? transpose::Launch(launch_transpose_padded_tile<kSide, kBlockRows>)
-      : kKind == 1 ? transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, false>)
       : kKind == 2 ? transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, true>)
-      : kKind == 3 ? transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, false, ch02::BlockOrder::kGrouped>)
-                   : transpose::Launch(
-                         launch_transpose_fast_tile<kSide, kBlockRows, false, ch02::BlockOrder::kColumnMajor>);
+                   : transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, false, order>);
   const std::string kind = kKind == 0   ? ""
-                           : kKind == 1 ? " fast-path"
                            : kKind == 2 ? " fast-path evict-first"
-                           : std::string(" fast-path") +
-                                 order_label(kKind == 3 ? ch02::BlockOrder::kGrouped : ch02::BlockOrder::kColumnMajor);
+                                        : std::string(" fast-path") + order_label(order);
   Row& row = b.run(ctx, fmt::format("tile={0}x{0} threads={0}x{1}{2}", kSide, kBlockRows, kind), Expect::kTranspose,
                    launch);
   transpose::set_global_model(row, model::tile_access(kSide, kBlockRows, s.cols, sizeof(float), true),

@@ -321,7 +321,6 @@ __device__ __forceinline__ void fetch_tile(const float* __restrict__ in, std::si
 
 // Six 256-thread blocks per SM where cp.async exists; the sm_75 build (a trap, never launched) asks for
 // one, since 1536 threads do not fit on an sm_75 SM.
-inline constexpr int kAsyncBlocksPerSm = 6;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #define CML_TILE64_ASYNC_MIN_BLOCKS 1
 #else
@@ -546,7 +545,9 @@ inline void launch_transpose_tile64_async(const float* in, float* out, std::size
   if (device != cached_device) {
     unsupported = tile64_async_unsupported();
     if (unsupported.empty()) {
-      fit_blocks<transpose_tile64_async_kernel, kAsyncBlocksPerSm, Carve::kMaxShared>(kWideThreads);
+      // Six blocks of 32 KB need the largest shared memory; the grid is sized to what then fits.
+      CUDA_CHECK(cudaFuncSetAttribute(transpose_tile64_async_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      int(cudaSharedmemCarveoutMaxShared)));
       int sms = 0, per_sm = 0;
       CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
       CUDA_CHECK(
