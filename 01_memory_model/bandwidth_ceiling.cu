@@ -12,6 +12,7 @@
 
 #include "common/copy_kernels.cuh"
 #include "common/harness.hpp"
+#include "common/pattern.hpp"
 
 namespace {
 
@@ -30,8 +31,9 @@ Buffers& buffers(Context& ctx) {
     b = std::make_unique<Buffers>();
     b->n = ctx.size();
     b->host.resize(b->n);
-    // Distinct, non-zero values: a copy that drops or shifts elements cannot match.
-    for (std::size_t i = 0; i < b->n; ++i) b->host[i] = static_cast<float>(i % 1000003) + 0.5f;
+    // Random-looking, distinct values: a copy that drops or shifts elements cannot match, and nothing in
+    // the data could be compressed on the way.
+    for (std::size_t i = 0; i < b->n; ++i) b->host[i] = random_float(i);
     b->in = DeviceBuffer<float>(b->n);
     b->out = DeviceBuffer<float>(b->n);
     b->in.upload(b->host);

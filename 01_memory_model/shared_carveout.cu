@@ -33,6 +33,7 @@
 #include "01_memory_model/kernels/stream_sum.cuh"
 #include "common/access_model.hpp"
 #include "common/harness.hpp"
+#include "common/pattern.hpp"
 
 namespace {
 
@@ -64,7 +65,7 @@ void dynamic_smem_over_48k(Context& ctx) {
   const auto chunk = static_cast<unsigned>(kBigSmemBytes / sizeof(float));
   const std::size_t n = ctx.size();
   std::vector<float> host(n);
-  for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<float>(i % 1000003);
+  for (std::size_t i = 0; i < n; ++i) host[i] = random_float(i);
   const std::vector<float> expected = reverse_chunks_reference(host, chunk);
   DeviceBuffer<float> in(n), out(n);
   in.upload(host);

@@ -44,10 +44,9 @@ Buffers& buffers(Context& ctx) {
     b = std::make_unique<Buffers>();
     b->n = ctx.size();
     b->host.resize(b->n);
-    // Random floats in [0, 1): every element distinct from its neighbours, none a NaN (bitwise copies
-    // would keep NaNs, but an exact float comparison could not tell them apart).
-    for (std::size_t i = 0; i < b->n; ++i)
-      b->host[i] = static_cast<float>(pattern_word(i, 0x7a11u) >> 8) * (1.0f / 16777216.0f);
+    // Random-looking, distinct, finite values (none a NaN: bitwise copies would keep NaNs, but an exact
+    // float comparison could not tell them apart).
+    for (std::size_t i = 0; i < b->n; ++i) b->host[i] = random_float(i);
     b->in = DeviceBuffer<float>(b->n);
     b->out = DeviceBuffer<float>(b->n);
     b->in.upload(b->host);

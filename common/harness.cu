@@ -12,6 +12,7 @@
 
 #include "common/cards.hpp"
 #include "common/copy_kernels.cuh"
+#include "common/pattern_kernels.cuh"
 
 namespace cml {
 
@@ -139,7 +140,9 @@ const CopyCeiling& Context::copy_ceiling(std::uint64_t bytes_per_buffer) {
   if (bytes_per_buffer == 0) bytes_per_buffer = opts_.quick ? (std::uint64_t{16} << 20) : 8 * device_.l2_bytes;
   const std::size_t n = bytes_per_buffer / sizeof(float);
   DeviceBuffer<float> a(n), b(n);
-  a.fill_bytes(0x3c, stream_.get());
+  // Random data, like every benchmark's: a ceiling measured on data a compressor could use would flatter
+  // itself wherever memory compresses (02_global_memory's compressible_memory shows how much).
+  launch_random_fill(a.data(), n, stream_.get());
   TimingOptions o = timing_options();
   o.flush_l2 = true;
   auto c = std::make_unique<CopyCeiling>();

@@ -39,6 +39,40 @@ CML_HD inline std::uint32_t pattern_word(std::uint64_t i, std::uint32_t seed) {
   return (static_cast<std::uint32_t>(i) * 2654435761u + seed) & 0x7FFFFFFFu;
 }
 
+// Benchmark data for float buffers: the value of element i looks random (neighbouring elements share no bit
+// pattern, so nothing a compressor or a coincidence of cache lines could use) and is distinct for every
+// i < kDistinctFloats, so an element that lands in the wrong place can never match by accident; beyond that
+// the values repeat. Every value is positive and finite (2.0f up to FLT_MAX: bit patterns 0x40000000 +
+// [0, kDistinctFloats)), never the poison word. The bit pattern is 0x40000000 plus a permutation of
+// [0, kDistinctFloats): a 30-bit mix (multiplications by odd constants and xor-shifts, each one-to-one on
+// 30 bits) applied again while the result is out of range ("cycle walking"), which keeps it one-to-one.
+inline constexpr std::uint32_t kDistinctFloats = 0x3F800000u;
+
+CML_HD inline std::uint32_t mix30(std::uint32_t x) {
+  constexpr std::uint32_t kMask = (1u << 30) - 1;
+  x = (x * 0x2C1B3C6Du) & kMask;
+  x ^= x >> 16;
+  x = (x * 0x297A2D39u) & kMask;
+  x ^= x >> 14;
+  x = (x * 0x5BD1E995u) & kMask;
+  x ^= x >> 15;
+  return x;
+}
+
+CML_HD inline float random_float(std::uint64_t i) {
+  std::uint32_t x = static_cast<std::uint32_t>(i % kDistinctFloats);
+  do x = mix30(x);
+  while (x >= kDistinctFloats);  // less than 1% of the 30-bit values: one more round, rarely two
+  const std::uint32_t bits = 0x40000000u + x;
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(bits);
+#else
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+#endif
+}
+
 inline void fill_pattern_host(std::uint32_t* p, std::size_t n, std::uint32_t seed) {
   for (std::size_t i = 0; i < n; ++i) p[i] = pattern_word(i, seed);
 }

@@ -34,6 +34,12 @@ __global__ void fill_pattern_kernel(std::uint32_t* p, std::size_t n, std::uint32
     p[i] = pattern_word(i, seed);
 }
 
+__global__ void fill_random_floats_kernel(float* p, std::size_t n) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    p[i] = random_float(i);
+}
+
 // Expects p[i] == word(i) for every i (word: a functor callable on the device).
 // counters[0] += number of wrong words; counters[1] = min(counters[1], index of the first wrong word).
 template <class Word>
@@ -62,6 +68,13 @@ struct PatternWord {
 inline void launch_pattern_fill(std::uint32_t* p, std::size_t n, std::uint32_t seed, cudaStream_t s) {
   if (n == 0) return;
   fill_pattern_kernel<<<grid_stride_blocks(n), kGridStrideBlock, 0, s>>>(p, n, seed);
+  CUDA_CHECK_LAUNCH();
+}
+
+// p[i] = random_float(i), written on the device: benchmark data for a buffer that is only read, at HBM speed.
+inline void launch_random_fill(float* p, std::size_t n, cudaStream_t s) {
+  if (n == 0) return;
+  fill_random_floats_kernel<<<grid_stride_blocks(n), kGridStrideBlock, 0, s>>>(p, n);
   CUDA_CHECK_LAUNCH();
 }
 

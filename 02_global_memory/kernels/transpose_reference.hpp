@@ -11,19 +11,15 @@
 #include <cstring>
 #include <vector>
 
+#include "common/pattern.hpp"
+
 namespace cml::transpose {
 
-// Input element i: a distinct, finite float for every i < 1,065,353,216 (= 0x3F800000), so an element
-// that lands in the wrong place can never match by accident. Built from the bit pattern
-// 0x40000000 + i (2.0f and up, exponent below the NaN/Inf range); beyond that range the pattern repeats.
-// The poison value of DeviceBuffer::poison (all bits set, a NaN) is never an input value.
-inline float element_value(std::uint64_t i) {
-  constexpr std::uint64_t kDistinct = 0x3F800000u;
-  const std::uint32_t bits = 0x40000000u + static_cast<std::uint32_t>(i % kDistinct);
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
+// Input element i: common/pattern.hpp's random_float, random-looking benchmark data that is distinct and
+// finite for every i < kDistinctFloats (1,065,353,216, just under a 32768 x 32768 matrix), so an element
+// that lands in the wrong place can never match by accident. The poison value of DeviceBuffer::poison (all
+// bits set, a NaN) is never an input value.
+inline float element_value(std::uint64_t i) { return random_float(i); }
 
 inline std::vector<float> make_input(std::size_t rows, std::size_t cols) {
   std::vector<float> v(rows * cols);

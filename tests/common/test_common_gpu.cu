@@ -1,12 +1,14 @@
 // The harness on a real device: RAII buffers, error checking, the copy kernels, the timer.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "common/copy_kernels.cuh"
 #include "common/harness.hpp"
+#include "common/pattern_kernels.cuh"
 #include "common/testing.hpp"
 
 namespace {
@@ -33,6 +35,21 @@ TEST(DeviceBuffer, PoisonIsNaN) {
   d.poison();
   CUDA_CHECK(cudaDeviceSynchronize());
   for (float v : d.download()) EXPECT_TRUE(std::isnan(v));
+}
+
+// The device writes the same benchmark data as the host (bit for bit), including past the last distinct
+// index, where the values repeat.
+TEST(RandomFill, MatchesTheHost) {
+  CML_REQUIRE_GPU();
+  const std::size_t n = (std::size_t{1} << 20) + 3;
+  cml::DeviceBuffer<float> d(n);
+  d.poison();
+  cml::launch_random_fill(d.data(), n, nullptr);
+  const std::vector<float> got = d.download();
+  for (std::size_t i = 0; i < n; ++i) {
+    const float want = cml::random_float(i);
+    ASSERT_EQ(std::memcmp(&got[i], &want, sizeof want), 0) << "element " << i;
+  }
 }
 
 class CopyKernels : public testing::TestWithParam<std::size_t> {};
