@@ -21,6 +21,7 @@
 #include "01_memory_model/kernels/stream_sum.cuh"
 #include "common/access_model.hpp"
 #include "common/harness.hpp"
+#include "common/pattern.hpp"
 
 namespace {
 
@@ -32,7 +33,7 @@ constexpr int kL1Passes = 64;  // re-reads per launch: the first pass (from L2) 
 
 std::vector<std::uint32_t> make_words(std::size_t n4) {
   std::vector<std::uint32_t> w(4 * n4);
-  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::uint32_t>(i * 2654435761u) >> 20;
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = pattern_word(i, 0xCB);
   return w;
 }
 

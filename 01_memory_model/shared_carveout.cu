@@ -135,7 +135,7 @@ L1Probe make_probe(const Context& ctx) {
   const std::size_t n4 = kL1WorkingSet / sizeof(uint4);
   p.layout = make_stream_layout(n4, stream_sum_full_grid<Tag>(ctx.device().sm_count), true);
   std::vector<std::uint32_t> words(4 * n4);
-  for (std::size_t i = 0; i < words.size(); ++i) words[i] = static_cast<std::uint32_t>(i * 2654435761u) >> 20;
+  for (std::size_t i = 0; i < words.size(); ++i) words[i] = pattern_word(i, 0xCB);
   p.expected = stream_sum_reference(words, p.layout, kL1Passes);
   p.buf = DeviceBuffer<std::uint32_t>(words.size());
   p.buf.upload(words);

@@ -1,15 +1,18 @@
 // CPU side of the managed-vs-manual demo: the book's input initialisation and the reference sum.
-// Inputs are small integers stored as floats, so C = A + B is exact and compared bit for bit.
+// Inputs are random, as the book's are (it draws them with rand()); here they are random operands
+// (common/pattern.hpp), so C = A + B is one correctly rounded add on either side and compared bit for bit.
 #pragma once
 
 #include <cstddef>
 #include <cstring>
 #include <vector>
 
+#include "common/pattern.hpp"
+
 namespace cml::ch02 {
 
-inline float matrix_input_a(std::size_t i) { return static_cast<float>(i % 1021); }
-inline float matrix_input_b(std::size_t i) { return static_cast<float>(2 * (i % 1019)); }
+inline float matrix_input_a(std::size_t i) { return random_operand(i, 0xA); }
+inline float matrix_input_b(std::size_t i) { return random_operand(i, 0xB); }
 
 // What both versions of the book's program do on the host before the GPU runs: fill A and B, zero C.
 // Called on freshly allocated memory, it also pays for the first touch of every page.

@@ -1,14 +1,15 @@
 // CPU reference for C[i + w] = A[i + r] + B[i + r] (offset_add.cuh). Host-only.
 //
-// The inputs are small integers stored as floats, so every sum is exact in float and the GPU result
-// must match the reference bit for bit. A and B have different periods, both far above kMaxOffset,
-// so reading from the wrong offset cannot produce the right sum.
+// The inputs are random operands (common/pattern.hpp): each sum is one correctly rounded float add, the same
+// on the CPU and the GPU, so the GPU result must match the reference bit for bit; A and B come from
+// different seeds, so reading from the wrong offset cannot produce the right sum (but for 2^-23 odds).
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
 #include "02_global_memory/kernels/demo_support.hpp"
+#include "common/pattern.hpp"
 #include "common/verify.hpp"
 
 namespace cml::ch02 {
@@ -16,8 +17,8 @@ namespace cml::ch02 {
 // Largest offset any demo uses; every buffer has this many spare elements.
 inline constexpr unsigned kMaxOffset = 128;
 
-inline float offset_input_a(std::size_t j) { return static_cast<float>(j % 4093); }
-inline float offset_input_b(std::size_t j) { return static_cast<float>(2 * (j % 2039)); }
+inline float offset_input_a(std::size_t j) { return random_operand(j, 0xA); }
+inline float offset_input_b(std::size_t j) { return random_operand(j, 0xB); }
 
 struct OffsetAddHost {
   std::vector<float> a, b;  // the inputs, n + kMaxOffset elements

@@ -10,18 +10,20 @@
 #include <vector>
 
 #include "02_global_memory/kernels/demo_support.hpp"
+#include "common/pattern.hpp"
 #include "common/verify.hpp"
 
 namespace cml::ch02 {
 
-// The input buffer of `count` elements of T, word j holding j.
+// The input buffer of `count` elements of T, word j holding pattern_word(j, 0x57): all words distinct and
+// random-looking (common/pattern.hpp).
 template <class T>
 std::vector<T> strided_input(std::size_t count) {
   static_assert(sizeof(T) % sizeof(std::uint32_t) == 0, "elements are whole 32-bit words");
   std::vector<T> v(count);
   auto* words = reinterpret_cast<std::uint32_t*>(v.data());
   const std::size_t n_words = count * (sizeof(T) / sizeof(std::uint32_t));
-  for (std::size_t j = 0; j < n_words; ++j) words[j] = static_cast<std::uint32_t>(j);
+  for (std::size_t j = 0; j < n_words; ++j) words[j] = pattern_word(j, 0x57);
   return v;
 }
 

@@ -1,14 +1,17 @@
 // CPU reference for the zero-copy vector add: c[i] = a[i + offset] + b[i + offset].
-// The inputs are small integers (< 2^13), so every sum is exact in fp32 and results compare bit-exactly.
+// The inputs are random operands (common/pattern.hpp): each sum is one correctly rounded fp32 add, the same
+// on the CPU and the GPU, so results compare bit-exactly.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
+#include "common/pattern.hpp"
+
 namespace cml::ch04 {
 
-inline float vector_add_input_a(std::size_t i) { return static_cast<float>(i % 4096); }
-inline float vector_add_input_b(std::size_t i) { return static_cast<float>((3 * i) % 1000); }
+inline float vector_add_input_a(std::size_t i) { return random_operand(i, 0xA); }
+inline float vector_add_input_b(std::size_t i) { return random_operand(i, 0xB); }
 
 inline void fill_vector_add_inputs(float* a, float* b, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {

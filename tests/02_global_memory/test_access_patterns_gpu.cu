@@ -281,7 +281,7 @@ template <class T>
 void check_copy_width(std::size_t bytes) {
   constexpr std::size_t kSpareBytes = 64;
   std::vector<unsigned char> in_host(bytes);
-  for (std::size_t j = 0; j < bytes; ++j) in_host[j] = static_cast<unsigned char>(j % 251);
+  for (std::size_t j = 0; j < bytes; ++j) in_host[j] = static_cast<unsigned char>(pattern_word(j, 0x5EED) >> 23);
   DeviceBuffer<unsigned char> in(bytes), out(bytes + kSpareBytes);
   in.upload(in_host);
   const std::size_t n = bytes / sizeof(T);
