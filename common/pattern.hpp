@@ -55,6 +55,16 @@ CML_HD inline std::uint32_t pattern_word(std::uint64_t i, std::uint32_t seed) {
   return mix_bits<31>((static_cast<std::uint32_t>(i) * 2654435761u + seed) & 0x7FFFFFFFu);
 }
 
+CML_HD inline float float_of_bits(std::uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(bits);
+#else
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+#endif
+}
+
 // Benchmark data for float buffers: the value of element i looks random (neighbouring elements share no bit
 // pattern, so nothing a compressor or a coincidence of cache lines could use) and is distinct for every
 // i < kDistinctFloats, so an element that lands in the wrong place can never match by accident; beyond that
@@ -68,14 +78,7 @@ CML_HD inline float random_float(std::uint64_t i) {
   std::uint32_t x = static_cast<std::uint32_t>(i % kDistinctFloats);
   do x = mix_bits<30>(x);
   while (x >= kDistinctFloats);  // less than 1% of the 30-bit values: one more round, rarely two
-  const std::uint32_t bits = 0x40000000u + x;
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(bits);
-#else
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-#endif
+  return float_of_bits(0x40000000u + x);
 }
 
 // An operand for a kernel that does arithmetic: a float in [1, 2) with random-looking mantissa bits (23 of
@@ -83,14 +86,7 @@ CML_HD inline float random_float(std::uint64_t i) {
 // on the CPU and the GPU, so the result still matches its reference bit for bit; an operand read from the
 // wrong index gives another result (but for odds of 2^-23 per element).
 CML_HD inline float random_operand(std::uint64_t i, std::uint32_t seed) {
-  const std::uint32_t bits = 0x3F800000u | (pattern_word(i, seed) >> 8);
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(bits);
-#else
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-#endif
+  return float_of_bits(0x3F800000u | (pattern_word(i, seed) >> 8));
 }
 
 inline void fill_pattern_host(std::uint32_t* p, std::size_t n, std::uint32_t seed) {
