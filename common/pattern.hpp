@@ -3,10 +3,10 @@
 // use (02_global_memory's compressible_memory shows what data that compresses does to a benchmark).
 //
 // Word i of a buffer holds pattern_word(i, seed): i * 2654435761 + seed modulo 2^31, then mix_bits<31>, a
-// mix that is one-to-one on 31 bits. So the words of any buffer of up to 2^31 words (8 GB) are all different: a copy
-// that drops, repeats or shifts even one word cannot match. The top bit is always clear, so no pattern word
-// equals the poison word 0xFFFFFFFF that outputs are filled with before every run. The device kernels that
-// fill and check the same pattern are in pattern_kernels.cuh.
+// mix that is one-to-one on 31 bits. So the words of any buffer of up to 2^31 words (8 GB) are all
+// different: a copy that drops, repeats or shifts even one word cannot match. The top bit is always clear,
+// so no pattern word equals the poison word 0xFFFFFFFF that outputs are filled with before every run. The
+// device kernels that fill and check the same pattern are in pattern_kernels.cuh.
 #pragma once
 
 #include <cstddef>
