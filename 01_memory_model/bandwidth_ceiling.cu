@@ -5,59 +5,15 @@
 // numbers are DRAM (HBM) bandwidth, not cache bandwidth. Bytes = read + written; GB = 1e9.
 // What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/bandwidth_ceiling [--size 1G] [--csv ceiling.csv]
-#include <memory>
-#include <vector>
+#include <cstdint>
 
-#include <fmt/format.h>
-
+#include "common/copy_bench.hpp"
 #include "common/copy_kernels.cuh"
 #include "common/harness.hpp"
-#include "common/pattern.hpp"
 
 namespace {
 
 using namespace cml;
-
-// Buffers shared by all variants: allocated and filled once, on first use.
-struct Buffers {
-  std::size_t n = 0;
-  DeviceBuffer<float> in, out;
-  std::vector<float> host;
-};
-
-Buffers& buffers(Context& ctx) {
-  static std::unique_ptr<Buffers> b;
-  if (!b || b->n != ctx.size()) {
-    b = std::make_unique<Buffers>();
-    b->n = ctx.size();
-    b->host.resize(b->n);
-    // Random-looking, distinct values: a copy that drops or shifts elements cannot match, and nothing in
-    // the data could be compressed on the way.
-    for (std::size_t i = 0; i < b->n; ++i) b->host[i] = random_float(i);
-    b->in = DeviceBuffer<float>(b->n);
-    b->out = DeviceBuffer<float>(b->n);
-    b->in.upload(b->host);
-  }
-  return *b;
-}
-
-using CopyLaunch = void (*)(const float*, float*, std::size_t, cudaStream_t);
-
-void run_copy(Context& ctx, const std::function<void(const float*, float*, std::size_t, cudaStream_t)>& copy) {
-  Buffers& b = buffers(ctx);
-  const double bytes = 2.0 * static_cast<double>(b.n) * sizeof(float);
-  Row& row = ctx.measure(
-      "", b.n, bytes, [&](cudaStream_t s) { copy(b.in.data(), b.out.data(), b.n, s); },
-      [&] { return compare_exact(b.out.download(), b.host); }, [&](cudaStream_t s) { b.out.poison(s); });
-  const CopyCeiling& c = ctx.copy_ceiling(b.n * sizeof(float));
-  if (row.verified) row.set("vs_memcpy", row.gb_per_s / c.memcpy_gb_per_s);
-}
-
-void memcpy_d2d(Context& ctx) {
-  run_copy(ctx, [](const float* in, float* out, std::size_t n, cudaStream_t s) {
-    CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(float), cudaMemcpyDeviceToDevice, s));
-  });
-}
 
 Demo make_demo() {
   Demo d;
@@ -67,13 +23,13 @@ Demo make_demo() {
       "against, and how many bytes each thread must keep in flight to reach it.";
   d.size_meaning = "floats per buffer (default 8x L2 bytes / 4)";
   d.variants = {
-      {"memcpy_d2d", "cudaMemcpyAsync device-to-device", memcpy_d2d},
-      {"copy_scalar", "one float per thread", [](Context& c) { run_copy(c, launch_copy_scalar); }},
-      {"copy_vec4", "one float4 (16 bytes) per thread", [](Context& c) { run_copy(c, launch_copy_vec4); }},
+      {"memcpy_d2d", "cudaMemcpyAsync device-to-device", [](Context& c) { measure_copy(c, "", launch_memcpy_d2d); }},
+      {"copy_scalar", "one float per thread", [](Context& c) { measure_copy(c, "", launch_copy_scalar); }},
+      {"copy_vec4", "one float4 (16 bytes) per thread", [](Context& c) { measure_copy(c, "", launch_copy_vec4); }},
       {"copy_vec4_ilp4", "four float4 loads in flight per thread",
-       [](Context& c) { run_copy(c, launch_copy_vec4_ilp<4>); }},
+       [](Context& c) { measure_copy(c, "", launch_copy_vec4_ilp<4>); }},
       {"copy_vec4_ilp8", "eight float4 loads in flight per thread",
-       [](Context& c) { run_copy(c, launch_copy_vec4_ilp<8>); }},
+       [](Context& c) { measure_copy(c, "", launch_copy_vec4_ilp<8>); }},
   };
   d.claims = {
       ratio_claim("vec4_reaches_memcpy", "One float4 (16 bytes) per thread copies as fast as cudaMemcpy D2D.",

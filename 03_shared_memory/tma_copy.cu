@@ -15,66 +15,28 @@
 // Run: build/bin/tma_copy                  (8x L2 per buffer)
 //      build/bin/tma_copy --variant bulk_256 --variant bulk_16k
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "03_shared_memory/kernels/tma.cuh"
+#include "common/copy_bench.hpp"
 #include "common/copy_kernels.cuh"
 #include "common/harness.hpp"
-#include "common/pattern.hpp"
 
 namespace {
 
 using namespace cml;
 using namespace cml::tma;
 
-// Buffers shared by all variants: allocated and filled once.
-struct Buffers {
-  std::size_t n = 0;
-  DeviceBuffer<float> in, out;
-  std::vector<float> host;
-};
-
-Buffers& buffers(Context& ctx) {
-  static std::unique_ptr<Buffers> b;
-  if (!b || b->n != ctx.size()) {
-    b = std::make_unique<Buffers>();
-    b->n = ctx.size();
-    b->host.resize(b->n);
-    // Random-looking, distinct, finite values (none a NaN: bitwise copies would keep NaNs, but an exact
-    // float comparison could not tell them apart).
-    for (std::size_t i = 0; i < b->n; ++i) b->host[i] = random_float(i);
-    b->in = DeviceBuffer<float>(b->n);
-    b->out = DeviceBuffer<float>(b->n);
-    b->in.upload(b->host);
-  }
-  return *b;
-}
-
-using Copy = std::function<void(const float*, float*, std::size_t, cudaStream_t)>;
-
-Row& run_copy(Context& ctx, const std::string& params, const Copy& copy) {
-  Buffers& b = buffers(ctx);
-  const double bytes = 2.0 * static_cast<double>(b.n) * sizeof(float);
-  Row& row = ctx.measure(
-      params, b.n, bytes, [&](cudaStream_t s) { copy(b.in.data(), b.out.data(), b.n, s); },
-      [&] { return compare_exact(b.out.download(), b.host); }, [&](cudaStream_t s) { b.out.poison(s); });
-  const CopyCeiling& c = ctx.copy_ceiling(b.n * sizeof(float));
-  if (row.verified) row.set("vs_memcpy", row.gb_per_s / c.memcpy_gb_per_s);
-  return row;
-}
-
 void bulk(Context& ctx, unsigned chunk, Schedule schedule = Schedule::kTickets) {
   const BulkPlan p = bulk_plan(chunk);
-  Row& row = run_copy(ctx,
-                      fmt::format("request={}B stages={} {}", chunk, p.stages,
-                                  schedule == Schedule::kStatic ? "static-split" : "tickets"),
-                      [chunk, schedule](const float* in, float* out, std::size_t n, cudaStream_t s) {
-                        launch_tma_bulk_copy(in, out, n * sizeof(float), chunk, s, 0, schedule);
-                      });
+  const std::string params =
+      fmt::format("request={}B stages={} {}", chunk, p.stages, schedule == Schedule::kStatic ? "static-split" : "tickets");
+  Row& row = measure_copy(ctx, params, [chunk, schedule](const float* in, float* out, std::size_t n, cudaStream_t s) {
+    launch_tma_bulk_copy(in, out, n * sizeof(float), chunk, s, 0, schedule);
+  });
   row.set("request_bytes", double(chunk));
   row.set("stages", double(p.stages));
 }
@@ -100,13 +62,9 @@ Demo make_demo() {
   d.size_meaning = "floats per buffer (default 8x L2 bytes / 4)";
   d.variants = {
       {"memcpy_d2d", "baseline: cudaMemcpyAsync device-to-device",
-       [](Context& ctx) {
-         run_copy(ctx, "", [](const float* in, float* out, std::size_t n, cudaStream_t s) {
-           CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(float), cudaMemcpyDeviceToDevice, s));
-         });
-       }},
+       [](Context& ctx) { measure_copy(ctx, "", launch_memcpy_d2d); }},
       {"copy_vec4", "baseline: one float4 per thread (the suite's copy kernel)",
-       [](Context& ctx) { run_copy(ctx, "", launch_copy_vec4); }},
+       [](Context& ctx) { measure_copy(ctx, "", launch_copy_vec4); }},
   };
   for (const auto& [name, chunk] : kBulk)
     d.variants.push_back({name, fmt::format("1D bulk copies of {} bytes through a 64 KiB ring per block", chunk),
@@ -116,10 +74,10 @@ Demo make_demo() {
                         [](Context& ctx) { bulk(ctx, 16384, Schedule::kStatic); }});
   d.variants.push_back({"tensor_64x64", "64 x 64-float boxes through tensor maps (the buffer as a 4096-column matrix)",
                         [](Context& ctx) {
-                          Row& row = run_copy(ctx, "box=64x64 cols=4096", [](const float* in, float* out,
-                                                                             std::size_t n, cudaStream_t s) {
-                            launch_tma_tensor_copy(in, out, n, s);
-                          });
+                          Row& row = measure_copy(ctx, "box=64x64 cols=4096",
+                                                  [](const float* in, float* out, std::size_t n, cudaStream_t s) {
+                                                    launch_tma_tensor_copy(in, out, n, s);
+                                                  });
                           row.set("request_bytes", double(kTensorBoxBytes));
                           row.set("stages", double(kRingBytes / kTensorBoxBytes));
                         }});
