@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "03_shared_memory/kernels/smem_tiles.cuh"
+#include "03_shared_memory/tile_rounds.hpp"
 #include "common/harness.hpp"
 
 namespace {
@@ -31,26 +32,12 @@ namespace {
 using namespace cml;
 using namespace cml::ch03;
 
-// The run's time grows with blocks x rounds; both are capped at 64x their defaults, and so is the product.
-constexpr std::uint64_t kDefaultRounds = 256;
 constexpr std::uint64_t kBlocksPerSm = 16;  // default --size = kBlocksPerSm x SMs
-constexpr std::uint64_t kMaxFactor = 64;
-
-int rounds_option(Context& ctx) {
-  const std::uint64_t v = ctx.extra_size("rounds", 2);
-  if (v > kMaxFactor * kDefaultRounds)
-    throw CliError("--rounds must be at most " + std::to_string(kMaxFactor * kDefaultRounds) + " (64x the default)");
-  const std::uint64_t budget = kMaxFactor * kBlocksPerSm * static_cast<std::uint64_t>(ctx.device().sm_count) * kDefaultRounds;
-  if (ctx.size() * v > budget)
-    throw CliError("--size x --rounds = " + std::to_string(ctx.size() * v) + " block-rounds is above this demo's limit of " +
-                   std::to_string(budget) + " (64x the default run's work)");
-  return static_cast<int>(v);
-}
 
 void run_orders(Context& ctx, bool dynamic, unsigned pad) {
   if (ctx.size() > static_cast<std::uint64_t>(INT_MAX)) throw CliError("--size (blocks) must be below 2^31");
   const int blocks = static_cast<int>(ctx.size());
-  const int rounds = rounds_option(ctx);
+  const int rounds = tile_rounds(ctx, kBlocksPerSm);
   DeviceBuffer<unsigned> out(static_cast<std::size_t>(blocks) * kSquareThreads);
   const Order orders[][2] = {
       {Order::kRow, Order::kRow}, {Order::kCol, Order::kCol}, {Order::kRow, Order::kCol}, {Order::kCol, Order::kRow}};
@@ -150,7 +137,7 @@ Demo make_demo() {
               return max_of(v);
             }},
   };
-  d.extras = {{"rounds", "write/barrier/read/barrier rounds per block (default 256; 2 with --quick)", "256", true}};
+  d.extras = {{"rounds", "write/barrier/read/barrier rounds per block (2 with --quick)", "256", true}};
   d.default_size = [](const DeviceInfo& dev) { return kBlocksPerSm * static_cast<std::uint64_t>(dev.sm_count); };
   d.quick_size = 2;
   d.max_size = [](const DeviceInfo& dev) {

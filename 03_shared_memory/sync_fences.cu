@@ -162,7 +162,7 @@ Demo make_demo() {
               return only(r, "last_block_atomic_ref", "median_ms") / only(r, "last_block_threadfence", "median_ms");
             }},
   };
-  d.extras = {{"runs", "back-to-back launches of each last-block variant (default 1000; 20 with --quick)", "1000",
+  d.extras = {{"runs", "back-to-back launches of each last-block variant (20 with --quick)", "1000",
                true}};
   d.default_size = [](const DeviceInfo&) { return kDefaultSize; };
   d.quick_size = 100003;
