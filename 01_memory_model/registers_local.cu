@@ -28,6 +28,7 @@
 #include "01_memory_model/kernels/register_array.cuh"
 #include "01_memory_model/kernels/register_array_maxrreg.hpp"
 #include "common/harness.hpp"
+#include "common/pattern.hpp"
 
 namespace {
 
@@ -49,7 +50,7 @@ Buffers& buffers(Context& ctx) {
     b = std::make_unique<Buffers>();
     b->n = static_cast<unsigned>(ctx.size());
     std::vector<std::uint32_t> seeds(b->n);
-    for (unsigned i = 0; i < b->n; ++i) seeds[i] = i * 2654435761u;
+    for (unsigned i = 0; i < b->n; ++i) seeds[i] = fmix32(i);  // random-looking, every one different
     b->expected = register_array_reference(seeds);
     b->seeds = DeviceBuffer<unsigned>(b->n);
     b->out = DeviceBuffer<unsigned>(b->n);

@@ -81,21 +81,27 @@ bool verify_growth(Context& ctx, GrowBy how, const std::vector<std::uint64_t>& p
 }
 
 // One timed pass: each growth step on the host clock, until the device is idle again (realloc's copy is
-// GPU work; mapping is driver work). The first allocation and the final free are not timed.
-std::vector<double> timed_pass(Context& ctx, GrowBy how, const std::vector<std::uint64_t>& plan,
+// GPU work; mapping is driver work). The first allocation and the final free are not timed, nor is the
+// pattern that fills each new part of the buffer, so that realloc always copies written, random-looking
+// words (never memory nobody wrote).
+std::vector<double> timed_pass(Context& ctx, GrowBy how, const std::vector<std::uint64_t>& plan, std::uint32_t seed,
                                std::vector<bool>& same_address) {
+  cudaStream_t s = ctx.stream();
   GrowingBuffer buf(how, ctx.device().ordinal, plan.back());
-  buf.grow_to(plan[0], ctx.stream());
+  buf.grow_to(plan[0], s);
+  launch_pattern_fill(words(buf), plan[0] / 4, seed, s);
   CUDA_CHECK(cudaDeviceSynchronize());
   const void* before = buf.data();
   std::vector<double> ms;
   for (std::size_t i = 1; i < plan.size(); ++i) {
     ms.push_back(host_ms([&] {
-      buf.grow_to(plan[i], ctx.stream());
+      buf.grow_to(plan[i], s);
       CUDA_CHECK(cudaDeviceSynchronize());
     }));
     if (buf.data() != before) same_address[i - 1] = false;
     before = buf.data();
+    launch_pattern_fill(words(buf) + plan[i - 1] / 4, (plan[i] - plan[i - 1]) / 4, seed + std::uint32_t(i), s);
+    CUDA_CHECK(cudaDeviceSynchronize());
   }
   return ms;
 }
@@ -116,7 +122,7 @@ void run_growth(Context& ctx, GrowBy how, bool doubling, std::uint32_t seed) {
   }
   std::vector<std::vector<double>> step_ms(steps), total_ms(steps);
   for (int pass = 0; pass < ctx.timing_options().reps; ++pass) {
-    const std::vector<double> ms = timed_pass(ctx, how, plan, same_address);
+    const std::vector<double> ms = timed_pass(ctx, how, plan, seed, same_address);
     double total = 0.0;
     for (std::size_t i = 0; i < steps; ++i) {
       total += ms[i];
