@@ -30,7 +30,16 @@ namespace {
 using namespace cml;
 using namespace cml::tma;
 
+// A ring needs two stages: one landing while the other is stored. kRingBytes is a constant to experiment with
+// (chapter 03's try-next), and a smaller ring waives the requests it cannot hold twice.
+void require_two_stages(unsigned request_bytes) {
+  if (request_bytes > kRingBytes / 2)
+    throw Waived(fmt::format("a ring of {} bytes (kRingBytes) cannot hold two {}-byte requests", kRingBytes,
+                             request_bytes));
+}
+
 void bulk(Context& ctx, unsigned chunk, Schedule schedule = Schedule::kTickets) {
+  require_two_stages(chunk);
   const BulkPlan p = bulk_plan(chunk);
   const std::string params =
       fmt::format("request={}B stages={} {}", chunk, p.stages, schedule == Schedule::kStatic ? "static-split" : "tickets");
@@ -74,6 +83,7 @@ Demo make_demo() {
                         [](Context& ctx) { bulk(ctx, 16384, Schedule::kStatic); }});
   d.variants.push_back({"tensor_64x64", "64 x 64-float boxes through tensor maps (the buffer as a 4096-column matrix)",
                         [](Context& ctx) {
+                          require_two_stages(kTensorBoxBytes);
                           Row& row = measure_copy(ctx, "box=64x64 cols=4096",
                                                   [](const float* in, float* out, std::size_t n, cudaStream_t s) {
                                                     launch_tma_tensor_copy(in, out, n, s);

@@ -645,6 +645,7 @@ inline void launch_tma_tensor_copy(const float* in, float* out, std::size_t n, c
     maps.in = in, maps.out = out, maps.rows = rows, maps.cols = kTensorCopyCols;
   }
   const unsigned stages = kRingBytes / kTensorBoxBytes;
+  if (stages < 2) throw std::invalid_argument("the tensor copy's ring (kRingBytes) must hold two boxes");
   const std::size_t smem = std::size_t{kRingBytes} + 128;
   const std::size_t boxes = (kTensorCopyCols / kTensorBox) * ((rows + kTensorBox - 1) / kTensorBox);
   const auto kernel = tma_tensor_copy_kernel;
