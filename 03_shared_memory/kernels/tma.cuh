@@ -590,9 +590,17 @@ struct BulkPlan {
   std::size_t smem = 0;
   unsigned per_ticket = 1;  // requests per ticket: 16 KiB of them, so small requests do not wait on tickets
 };
+// A ring needs two stages, one landing while the other is stored: "" when requests of `bytes` fit kRingBytes
+// twice, else the reason (kRingBytes is a constant to experiment with, and a smaller ring cannot take them).
+inline std::string ring_request_unsupported(unsigned bytes) {
+  if (bytes <= kRingBytes / 2) return "";
+  return "a ring of " + std::to_string(kRingBytes) + " bytes (kRingBytes) cannot hold two " + std::to_string(bytes) +
+         "-byte requests";
+}
+
 inline BulkPlan bulk_plan(unsigned chunk) {
-  if (chunk < 16 || chunk % 16 != 0 || chunk > kRingBytes / 2)
-    throw std::invalid_argument("a bulk request must be a multiple of 16 bytes, at most half the ring");
+  if (chunk < 16 || chunk % 16 != 0) throw std::invalid_argument("a bulk request must be a multiple of 16 bytes");
+  if (const std::string why = ring_request_unsupported(chunk); !why.empty()) throw std::invalid_argument(why);
   BulkPlan p;
   p.stages = std::min(kRingBytes / chunk, kMaxStages);
   p.smem = std::size_t{p.stages} * chunk + 128;  // + alignment
@@ -644,8 +652,8 @@ inline void launch_tma_tensor_copy(const float* in, float* out, std::size_t n, c
     maps.out_map = float_matrix_map(out, rows, kTensorCopyCols, kTensorBox, kTensorBox, CU_TENSOR_MAP_SWIZZLE_NONE);
     maps.in = in, maps.out = out, maps.rows = rows, maps.cols = kTensorCopyCols;
   }
+  if (const std::string why = ring_request_unsupported(kTensorBoxBytes); !why.empty()) throw std::invalid_argument(why);
   const unsigned stages = kRingBytes / kTensorBoxBytes;
-  if (stages < 2) throw std::invalid_argument("the tensor copy's ring (kRingBytes) must hold two boxes");
   const std::size_t smem = std::size_t{kRingBytes} + 128;
   const std::size_t boxes = (kTensorCopyCols / kTensorBox) * ((rows + kTensorBox - 1) / kTensorBox);
   const auto kernel = tma_tensor_copy_kernel;

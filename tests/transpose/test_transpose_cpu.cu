@@ -319,6 +319,8 @@ TEST(TmaCopy, BulkPlans) {
   EXPECT_THROW(cml::tma::bulk_plan(0), std::invalid_argument);
   EXPECT_THROW(cml::tma::bulk_plan(100), std::invalid_argument);
   EXPECT_THROW(cml::tma::bulk_plan(65536), std::invalid_argument);
+  EXPECT_EQ(cml::tma::ring_request_unsupported(cml::tma::kRingBytes / 2), "");
+  EXPECT_NE(cml::tma::ring_request_unsupported(cml::tma::kRingBytes / 2 + 16), "");
 }
 
 TEST(AccessModel, NaiveKernelsSectorsPerRequest) {
