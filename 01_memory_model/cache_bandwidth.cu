@@ -67,9 +67,14 @@ void run_level(Context& ctx, const std::string& level, std::size_t bytes, bool r
   else if (dram_gb_per_s > 0.0) row.set("vs_dram", row.gb_per_s / dram_gb_per_s);
 }
 
-void dram(Context& ctx) {
+// --size is the dram row's buffer.
+void check_size(const Context& ctx) {
   if (ctx.size() < 1024 || ctx.size() / sizeof(uint4) >= (std::uint64_t{1} << 31))
     throw CliError("--size must be between 1k and 32G bytes");
+}
+
+void dram(Context& ctx) {
+  check_size(ctx);
   if (!ctx.quick() && ctx.size() < 2 * ctx.device().l2_bytes)
     ctx.note("note: this --size fits in 2x L2; the dram row is then partly served by L2");
   run_level(ctx, "dram", ctx.size(), false, 1);
@@ -113,6 +118,7 @@ Demo make_demo() {
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes; };
   d.quick_size = std::uint64_t{16} << 20;
   d.device_bytes = [](std::uint64_t size) { return static_cast<double>(size) + 64e6; };
+  d.check_options = check_size;
   d.cold_by_default = false;
   return d;
 }

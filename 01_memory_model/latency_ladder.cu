@@ -247,6 +247,7 @@ Demo make_demo() {
   };
   d.extras = {{"points", "working sets in the sweep, log-spaced (2..64)", "20", true},
               {"hops", "dependent loads per launch (up to 4M)", "65536", true}};
+  d.check_options = [](Context& ctx) { (void)chase_options(ctx); };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes; };
   d.quick_size = std::uint64_t{8} << 20;
   d.device_bytes = [](std::uint64_t size) { return 1.04 * static_cast<double>(size) + 64e6; };

@@ -73,27 +73,37 @@ struct Image {
   std::vector<float> host, expected;
 };
 
+struct ImageShape {
+  std::uint64_t width = 0, height = 0;
+};
+
+// --width and --size as an image: the rows must be countable and the padded rows must fit in memory.
+ImageShape image_shape(const Context& ctx) {
+  const std::uint64_t width = ctx.extra_size("width");
+  if (width > (1u << 24)) throw CliError("--width must be at most 16M elements");
+  const std::uint64_t height = std::max<std::uint64_t>(1, ctx.size() / width);
+  if (height >= (std::uint64_t{1} << 31)) throw CliError("--size / --width gives too many rows");
+  // Narrow rows are padded to a full pitch each: check the real footprint (two pitched arrays, rows
+  // rounded up to 512 B, a safe bound on the pitch alignment) against the free memory.
+  std::size_t free_b = 0, total_b = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  const double need = 2.0 * static_cast<double>(ceil_div<std::uint64_t>(width * sizeof(float), 512) * 512) *
+                      static_cast<double>(height);
+  if (need > 0.9 * static_cast<double>(free_b))
+    throw CliError(fmt::format("--size {} with --width {} needs {} of padded rows", ctx.size(), width,
+                               format_bytes(need)));
+  return {width, height};
+}
+
 const Image& image(const Context& ctx) {
   static std::unique_ptr<Image> img;
   if (!img) {
-    const std::uint64_t width = ctx.extra_size("width");
-    if (width > (1u << 24)) throw CliError("--width must be at most 16M elements");
-    const std::uint64_t height = std::max<std::uint64_t>(1, ctx.size() / width);
-    if (height >= (std::uint64_t{1} << 31)) throw CliError("--size / --width gives too many rows");
-    // Narrow rows are padded to a full pitch each: check the real footprint (two pitched arrays, rows
-    // rounded up to 512 B, a safe bound on the pitch alignment) against the free memory.
-    std::size_t free_b = 0, total_b = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    const double need = 2.0 * static_cast<double>(ceil_div<std::uint64_t>(width * sizeof(float), 512) * 512) *
-                        static_cast<double>(height);
-    if (need > 0.9 * static_cast<double>(free_b))
-      throw CliError(fmt::format("--size {} with --width {} needs {} of padded rows", ctx.size(), width,
-                                 format_bytes(need)));
+    const ImageShape shape = image_shape(ctx);
     img = std::make_unique<Image>();
-    img->width = static_cast<unsigned>(width);
-    img->height = static_cast<unsigned>(height);
-    img->host = small_integers(width * height);
-    img->expected = vertical_sum_reference(img->host, width, height);
+    img->width = static_cast<unsigned>(shape.width);
+    img->height = static_cast<unsigned>(shape.height);
+    img->host = small_integers(shape.width * shape.height);
+    img->expected = vertical_sum_reference(img->host, shape.width, shape.height);
   }
   return *img;
 }
@@ -225,6 +235,7 @@ Demo make_demo() {
                                "its pitch arithmetic may cost a little, not more than 15%"),
   };
   d.extras = {{"width", "row width in floats for the 2-D variants (odd by default)", "4099", true}};
+  d.check_options = [](Context& ctx) { (void)image_shape(ctx); };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
   d.quick_size = std::uint64_t{1} << 20;
   // Two pitched arrays (padding: at most a few percent at the default width) and the L2 flush buffer.

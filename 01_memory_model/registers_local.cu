@@ -43,10 +43,14 @@ struct Buffers {
   std::vector<std::uint32_t> expected;
 };
 
+void check_size(const Context& ctx) {
+  if (ctx.size() >= (std::uint64_t{1} << 31)) throw CliError("--size must be below 2G threads");
+}
+
 Buffers& buffers(Context& ctx) {
   static std::unique_ptr<Buffers> b;
   if (!b) {
-    if (ctx.size() >= (std::uint64_t{1} << 31)) throw CliError("--size must be below 2G threads");
+    check_size(ctx);
     b = std::make_unique<Buffers>();
     b->n = static_cast<unsigned>(ctx.size());
     std::vector<std::uint32_t> seeds(b->n);
@@ -204,6 +208,7 @@ Demo make_demo() {
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{4} << 20; };
   d.quick_size = std::uint64_t{1} << 20;
   d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 64e6; };
+  d.check_options = check_size;
   return d;
 }
 

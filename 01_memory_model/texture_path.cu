@@ -45,11 +45,14 @@ struct Image {
   PitchedBuffer<float> in, out;
 };
 
-Image& image(const Context& ctx) {
-  static std::unique_ptr<Image> img;
-  if (img) return *img;
+struct ImageShape {
+  std::uint64_t width = 0, height = 0;
+};
+
+// --width and --size as an image within the tightest of this GPU's limits for textures over pitched
+// memory and over 2-D arrays.
+ImageShape image_shape(const Context& ctx) {
   const int dev = ctx.device().ordinal;
-  // The tightest of the limits for textures over pitched memory and over 2-D arrays.
   const std::uint64_t max_w = std::min(device_attribute(cudaDevAttrMaxTexture2DLinearWidth, dev),
                                        device_attribute(cudaDevAttrMaxTexture2DWidth, dev));
   const std::uint64_t max_h = std::min(device_attribute(cudaDevAttrMaxTexture2DLinearHeight, dev),
@@ -60,6 +63,13 @@ Image& image(const Context& ctx) {
     throw CliError(fmt::format("a {} x {} image exceeds this GPU's 2-D texture limit of {} x {} (adjust --size or "
                                "--width)",
                                width, height, max_w, max_h));
+  return {width, height};
+}
+
+Image& image(const Context& ctx) {
+  static std::unique_ptr<Image> img;
+  if (img) return *img;
+  const auto [width, height] = image_shape(ctx);
   img = std::make_unique<Image>();
   img->width = static_cast<int>(width);
   img->height = static_cast<int>(height);
@@ -170,6 +180,7 @@ Demo make_demo() {
                                "are DRAM-bound"),
   };
   d.extras = {{"width", "image width in floats (odd by default)", "8191", true}};
+  d.check_options = [](Context& ctx) { (void)image_shape(ctx); };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
   d.quick_size = std::uint64_t{1} << 20;
   // Pitched input and output, the CUDA array, and the L2 flush buffer.

@@ -233,6 +233,7 @@ Demo make_demo() {
   d.extras = {{"step", "bytes added per growth step, rounded up to the granule (2 MiB on current GPUs); the "
                        "doubling variant starts from it (--quick: 16M)",
                "256M"}};
+  d.check_options = [](Context& ctx) { (void)plan_for(ctx, false); };  // the doubling plan checks the same
   d.claims = claims();
   d.default_size = [](const DeviceInfo& dev) { return default_final_bytes(dev.total_memory); };
   d.quick_size = 64 * kMiB;

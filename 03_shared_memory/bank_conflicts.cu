@@ -134,6 +134,7 @@ Demo make_demo() {
   d.max_size = [](const DeviceInfo&) { return std::uint64_t{16} * 16384; };
   d.max_size_reason = "16x the default: the 111-point sweep's time grows in proportion to the loads per thread";
   d.device_bytes = [](std::uint64_t) { return 64e6; };  // a few MB whatever the loads per thread
+  d.check_options = [](Context& ctx) { (void)pattern_rounds(ctx.size()); };
   d.cold_by_default = false;                            // on-chip only
   d.warmup_ms = 10.0;
   return d;

@@ -168,6 +168,7 @@ Demo make_demo() {
   d.max_size = [](const DeviceInfo&) { return std::uint64_t{64} * 16384; };
   d.max_size_reason = "64x the default: the run's time grows in proportion to the loads per thread";
   d.device_bytes = [](std::uint64_t) { return 64e6; };
+  d.check_options = [](Context& ctx) { (void)pattern_rounds(ctx.size()); };
   d.cold_by_default = false;
   d.warmup_ms = 10.0;
   return d;

@@ -54,11 +54,21 @@ TimingOptions no_flush(const Context& ctx) {
   return o;
 }
 
+// --hops (1000 with --quick) and --passes (4 with --quick).
+int hops_option(const Context& ctx) {
+  const std::uint64_t hops = ctx.extra_size("hops", 1000);
+  if (hops == 0 || hops > 10000000) throw CliError("--hops must be between 1 and 10M");
+  return static_cast<int>(hops);
+}
+int passes_option(const Context& ctx) {
+  const std::uint64_t passes = ctx.extra_size("passes", 4);
+  if (passes == 0 || passes > 100000) throw CliError("--passes must be between 1 and 100000");
+  return static_cast<int>(passes);
+}
+
 void latency(Context& ctx) {
   require_clusters(ctx);
-  const std::uint64_t hops_opt = ctx.extra_size("hops", 1000);
-  if (hops_opt == 0 || hops_opt > 10000000) throw CliError("--hops must be between 1 and 10M");
-  const int hops = static_cast<int>(hops_opt);
+  const int hops = hops_option(ctx);
   // One cycle through all kRingWords words in random order: the next address is known only once the load
   // that holds it returns.
   const Chain ring = random_chain(kRingWords, 1, kRingWords, 11);
@@ -98,9 +108,7 @@ void latency(Context& ctx) {
 
 void bandwidth(Context& ctx) {
   require_clusters(ctx);
-  const std::uint64_t passes_opt = ctx.extra_size("passes", 4);
-  if (passes_opt == 0 || passes_opt > 100000) throw CliError("--passes must be between 1 and 100000");
-  const int passes = static_cast<int>(passes_opt);
+  const int passes = passes_option(ctx);
   const int sms = ctx.device().sm_count;
   for (unsigned cluster : kReadClusters) {
     double own_gb_per_s = 0.0;
@@ -275,6 +283,7 @@ Demo make_demo() {
   d.claims = claims();
   d.extras = {{"hops", "dependent loads per chase (1000 with --quick)", "20000", true},
               {"passes", "passes of each read thread over its 8 16-byte loads (4 with --quick)", "256", true}};
+  d.check_options = [](Context& ctx) { (void)hops_option(ctx), (void)passes_option(ctx); };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(std::uint32_t); };
   d.quick_size = std::uint64_t{1} << 20;
   d.max_size = [](const DeviceInfo& dev) { return std::uint64_t{16} * 8 * dev.l2_bytes / sizeof(std::uint32_t); };

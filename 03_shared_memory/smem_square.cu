@@ -138,6 +138,7 @@ Demo make_demo() {
             }},
   };
   d.extras = {{"rounds", "write/barrier/read/barrier rounds per block (2 with --quick)", "256", true}};
+  d.check_options = [](Context& ctx) { (void)tile_rounds(ctx, kBlocksPerSm); };
   d.default_size = [](const DeviceInfo& dev) { return kBlocksPerSm * static_cast<std::uint64_t>(dev.sm_count); };
   d.quick_size = 2;
   d.max_size = [](const DeviceInfo& dev) {

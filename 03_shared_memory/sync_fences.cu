@@ -70,12 +70,17 @@ void barrier_vote(Context& ctx) {
       .set("blocks_any_pass", static_cast<double>(any));
 }
 
+// --runs (20 with --quick).
+std::size_t runs_option(const Context& ctx) {
+  const std::uint64_t runs = ctx.extra_size("runs", 20);
+  if (runs > 100000) throw CliError("--runs must be at most 100000");
+  return static_cast<std::size_t>(runs);
+}
+
 template <bool AtomicRef>
 void last_block(Context& ctx) {
   const std::size_t n = static_cast<std::size_t>(ctx.size());
-  const std::uint64_t runs_opt = ctx.extra_size("runs", 20);
-  if (runs_opt > 100000) throw CliError("--runs must be at most 100000");
-  const std::size_t runs = static_cast<std::size_t>(runs_opt);
+  const std::size_t runs = runs_option(ctx);
   const auto host = reduce_input(n);
   const Sum expected = reduce_cpu(host);
   const unsigned blocks = last_block_grid(n);
@@ -164,6 +169,7 @@ Demo make_demo() {
   };
   d.extras = {{"runs", "back-to-back launches of each last-block variant (20 with --quick)", "1000",
                true}};
+  d.check_options = [](Context& ctx) { (void)runs_option(ctx); };
   d.default_size = [](const DeviceInfo&) { return kDefaultSize; };
   d.quick_size = 100003;
   d.max_size = [](const DeviceInfo&) { return std::uint64_t{64} * kDefaultSize; };

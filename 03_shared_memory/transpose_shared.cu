@@ -380,6 +380,7 @@ Demo make_demo() {
   d.max_size = transpose::max_side_square;
   d.max_size_reason = transpose::kMaxSideReason;
   d.extras = transpose::shape_options();
+  d.check_options = [](Context& ctx) { (void)transpose::demo_shape(ctx); };
   d.warmup_ms = 30.0;
   return d;
 }

@@ -353,6 +353,7 @@ Demo make_demo() {
     // Managed buffer + device buffer + the harness's L2 flush buffer; require_fits() rechecks at allocation.
     return 2.0 * static_cast<double>(bytes) + 256e6;
   };
+  d.check_options = [](Context& ctx) { require_fits(ctx.size()); };
   return d;
 }
 

@@ -322,6 +322,7 @@ Demo make_demo() {
       throw CliError("--size: at least 4k and a multiple of 4 bytes, got " + std::to_string(bytes));
     return 3.0 * static_cast<double>(bytes) + 256e6;
   };
+  d.check_options = [](Context& ctx) { (void)pair_of(ctx); };
   return d;
 }
 

@@ -34,6 +34,7 @@
 #include "04_transfers/kernels/timeline.hpp"
 #include "04_transfers/kernels/transfer_kernels.cuh"
 #include "common/harness.hpp"
+#include "common/output.hpp"
 
 namespace {
 
@@ -164,6 +165,34 @@ std::uint32_t calibrate_steps(Context& ctx, Overlap& o, double target_ms) {
   return k;
 }
 
+// --timeline-streams: 1 ... kMaxStreams.
+int timeline_streams_option(const Context& ctx) {
+  const std::uint64_t ts = ctx.extra_size("timeline-streams");
+  if (ts > kMaxStreams) throw CliError(fmt::format("--timeline-streams: at most {}, got {}", kMaxStreams, ts));
+  return static_cast<int>(ts);
+}
+
+// --steps: the kernel's multiply-adds per word, or nothing for "0" (calibrate them to the transfers).
+std::optional<std::uint32_t> steps_option(const Context& ctx) {
+  const std::string steps = ctx.extra_text("steps");
+  if (steps == "0") return std::nullopt;
+  const std::uint64_t k = parse_size(steps, "--steps");
+  if (k > kMaxSteps) throw CliError("--steps: at most " + std::to_string(kMaxSteps) + ", got " + steps);
+  return static_cast<std::uint32_t>(k);
+}
+
+// Every option at once, before the run: a --timeline file that cannot be written is refused now, not
+// after the measurements that would fill it.
+void check_options(Context& ctx) {
+  (void)timeline_streams_option(ctx);
+  (void)steps_option(ctx);
+  try {
+    check_writable(ctx.extra_text("timeline"));
+  } catch (const std::exception& e) {
+    throw CliError(std::string("--timeline: ") + e.what());
+  }
+}
+
 Overlap* setup(Context& ctx) {
   static std::unique_ptr<Overlap> o;
   if (o) return o.get();
@@ -181,19 +210,13 @@ Overlap* setup(Context& ctx) {
     o->join_handles.push_back(o->joins.back());
   }
   fill_pattern_host(o->h_in.words(), o->n, kSeed);
-  const std::uint64_t ts = ctx.extra_size("timeline-streams");
-  if (ts > kMaxStreams)
-    throw CliError(fmt::format("--timeline-streams: at most {}, got {}", kMaxStreams, ts));
-  o->timeline_streams = static_cast<int>(ts);
+  o->timeline_streams = timeline_streams_option(ctx);
 
   // The transfers do not depend on the kernel: measure them first, then size the kernel to them.
   o->h2d = measure_h2d(ctx, *o);
   o->d2h = measure_d2h(ctx, *o);
-  const std::string steps = ctx.extra_text("steps");
-  if (steps != "0") {
-    const std::uint64_t k = parse_size(steps, "--steps");
-    if (k > kMaxSteps) throw CliError("--steps: at most " + std::to_string(kMaxSteps) + ", got " + steps);
-    o->steps = static_cast<std::uint32_t>(k);
+  if (const std::optional<std::uint32_t> steps = steps_option(ctx)) {
+    o->steps = *steps;
   } else {
     copy_in(*o, ctx.stream());
     const double transfer_ms = o->h2d && o->d2h ? o->h2d->stats.median + o->d2h->stats.median : 1.0;
@@ -406,6 +429,7 @@ Demo make_demo() {
        "", false},
       {"timeline-streams", "streams in the staged run of --timeline (1..8)", "4", true},
   };
+  d.check_options = check_options;
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{64} << 20; };
   d.quick_size = std::uint64_t{1} << 20;
   d.cold_by_default = false;

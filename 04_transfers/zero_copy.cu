@@ -305,6 +305,7 @@ Demo make_demo() {
   };
   d.claims = claims();
   d.extras = {{"offset", "element offset of the misaligned case (0 ... 1024)", "1", true}};
+  d.check_options = [](Context& ctx) { (void)offset_option(ctx); };
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{64} << 20; };
   d.quick_size = std::uint64_t{64} << 10;
   d.warmup_ms = 20.0;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +56,21 @@ inline std::size_t set_aside_option(const Context& ctx) {
     throw CliError(fmt::format("--set-aside: {} bytes is more than persistingL2CacheMaxSize ({} bytes)", bytes,
                                ctx.device().persisting_l2_max));
   return static_cast<std::size_t>(bytes);
+}
+
+// --persist: a table size rounded down to whole `align`-byte units, or nothing for "auto" (the demo's own
+// choice from the set-aside); less than one unit is a usage error.
+inline std::optional<std::size_t> persist_option(const Context& ctx, std::size_t align) {
+  const std::string text = ctx.extra_text("persist");
+  if (text == "auto") return std::nullopt;
+  const std::size_t bytes = static_cast<std::size_t>(parse_size(text, "--persist")) / align * align;
+  if (bytes < align) throw CliError(fmt::format("--persist: at least {} bytes, got {}", align, text));
+  return bytes;
+}
+
+// --size of a sliding-window run: each pass streams at least one 16-byte load.
+inline void check_stream_size(const Context& ctx) {
+  if (ctx.size() < sizeof(uint4)) throw CliError("--size: at least 16 bytes per pass");
 }
 
 // --passes: 1 ... 64 (the default is the option's; --quick uses `quick` unless --passes is given).

@@ -39,13 +39,11 @@ struct State {
 
 State& prepare(Context& ctx, State& st, const PersistingL2Guard& guard) {
   if (st.a) return st;
-  if (ctx.size() < sizeof(uint4)) throw CliError("--size: at least 16 bytes per pass");
+  check_stream_size(ctx);
   st.set_aside = guard.limit();
-  const std::string persist = ctx.extra_text("persist");
-  if (persist != "auto") st.table_bytes = static_cast<std::size_t>(parse_size(persist, "--persist")) / 16 * 16;
+  if (const auto persist = persist_option(ctx, 16)) st.table_bytes = *persist;
   else if (ctx.quick()) st.table_bytes = kMiB;
   else st.table_bytes = st.set_aside / 4096 * 4096;
-  if (st.table_bytes < 16) throw CliError("--persist: at least 16 bytes");
   const int passes = passes_option(ctx, 2);
   // Half the resident blocks each, so that both grids are on the GPU at once.
   const unsigned half = std::max(1u, sliding_window_resident_blocks(ctx.device().sm_count) / 2);
@@ -185,6 +183,10 @@ Demo make_demo() {
       {"passes", "passes per launch (1 ... 64; --quick: 2)", "8", true},
       {"set-aside", "persisting L2 set-aside: max (persistingL2CacheMaxSize) or a size", "max", false},
       {"persist", "table size of each kernel (auto: the set-aside)", "auto", false},
+  };
+  d.check_options = [](Context& ctx) {
+    check_stream_size(ctx);
+    (void)passes_option(ctx, 2), (void)set_aside_option(ctx), (void)persist_option(ctx, 16);
   };
   d.warmup_ms = 20.0;
   d.waive_reason = persistence_waive_reason;

@@ -47,7 +47,7 @@ struct Sweep {
 
 Sweep& prepare(Context& ctx, std::unique_ptr<Sweep>& sw, const PersistingL2Guard& guard) {
   if (sw) return *sw;
-  if (ctx.size() < sizeof(uint4)) throw CliError("--size: at least 16 bytes per pass");
+  check_stream_size(ctx);
   auto s = std::make_unique<Sweep>();
   s->set_aside = guard.limit();
   s->max_window = ctx.device().access_policy_max_window;
@@ -249,6 +249,11 @@ Demo make_demo() {
       {"passes", "passes per launch (1 ... 64; --quick: 2)", "8", true},
       {"set-aside", "persisting L2 set-aside: max (persistingL2CacheMaxSize) or a size", "max", false},
       {"persist-sizes", "table sizes, e.g. 5M,10M,40M (auto: 1/8 ... 12/8 of the set-aside)", "auto", false},
+  };
+  d.check_options = [](Context& ctx) {
+    check_stream_size(ctx);
+    (void)passes_option(ctx, 2), (void)set_aside_option(ctx);
+    if (const std::string sizes = ctx.extra_text("persist-sizes"); sizes != "auto") (void)parse_persist_sizes(sizes);
   };
   d.warmup_ms = 20.0;
   d.waive_reason = persistence_waive_reason;

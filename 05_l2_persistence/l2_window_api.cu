@@ -34,16 +34,16 @@ struct State {
   std::unique_ptr<Timing> baseline;
 };
 
+// Tables in whole 4 KiB pages: the driver "may align" a window, and the read-back must compare equal.
+constexpr std::size_t kWindowAlign = 4096;
+
 State& prepare(Context& ctx, State& st, const PersistingL2Guard& guard) {
   if (st.work) return st;
-  if (ctx.size() < sizeof(uint4)) throw CliError("--size: at least 16 bytes per pass");
+  check_stream_size(ctx);
   st.set_aside = guard.limit();
-  const std::string persist = ctx.extra_text("persist");
-  // Whole 4 KiB pages: the driver "may align" a window, and the read-back must compare equal.
-  if (persist != "auto") st.table_bytes = static_cast<std::size_t>(parse_size(persist, "--persist")) / 4096 * 4096;
+  if (const auto persist = persist_option(ctx, kWindowAlign)) st.table_bytes = *persist;
   else if (ctx.quick()) st.table_bytes = kMiB;
-  else st.table_bytes = st.set_aside / 4 * 3 / 4096 * 4096;
-  if (st.table_bytes < 4096) throw CliError("--persist: at least 4k");
+  else st.table_bytes = st.set_aside / 4 * 3 / kWindowAlign * kWindowAlign;
   st.work = std::make_unique<SlidingWorkload>(ctx.size(), passes_option(ctx, 2), st.table_bytes,
                                               sliding_window_resident_blocks(ctx.device().sm_count));
   ctx.note(fmt::format("table {:.2f} MiB in a {:.2f} MiB set-aside (the limit was {:.2f} MiB and is restored); "
@@ -210,6 +210,10 @@ Demo make_demo() {
       {"passes", "passes per launch (1 ... 64; --quick: 2)", "8", true},
       {"set-aside", "persisting L2 set-aside: max (persistingL2CacheMaxSize) or a size", "max", false},
       {"persist", "table size (auto: 3/4 of the set-aside)", "auto", false},
+  };
+  d.check_options = [](Context& ctx) {
+    check_stream_size(ctx);
+    (void)passes_option(ctx, 2), (void)set_aside_option(ctx), (void)persist_option(ctx, kWindowAlign);
   };
   d.warmup_ms = 20.0;
   d.waive_reason = persistence_waive_reason;

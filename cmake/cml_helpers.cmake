@@ -14,12 +14,15 @@ target_compile_options(cml_flags INTERFACE
 # Exit codes every demo uses; CTest treats 77 as "skipped".
 set(CML_EXIT_WAIVED 77)
 
-# add_demo(<name> SOURCES <files...> [ARGS <smoke args...>] [COMPILE_OPTIONS <opts...>] [NO_SMOKE])
+# add_demo(<name> SOURCES <files...> [ARGS <smoke args...>] [COMPILE_OPTIONS <opts...>] [NO_SMOKE]
+#          [BAD_OPTIONS "<args>" ...])
 #
 # Creates executable <name> (output in <build>/bin), links the common harness and flags, and registers
 # `smoke.<name>` running it with --quick (labels: smoke, gpu). With no GPU it exits 77 -> skipped.
+# Each BAD_OPTIONS entry is one command line the demo must refuse on a GPU before it prints anything:
+# `options.<name>` (label gpu; tests/option_contract.sh) expects exit 2, one line on stderr, none on stdout.
 function(add_demo name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_SMOKE" "" "SOURCES;ARGS;COMPILE_OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_SMOKE" "" "SOURCES;ARGS;COMPILE_OPTIONS;BAD_OPTIONS")
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE cml::common cml::flags)
   if(ARG_COMPILE_OPTIONS)
@@ -34,6 +37,12 @@ function(add_demo name)
     add_test(NAME smoke.${name} COMMAND ${name} --quick ${ARG_ARGS})
     set_tests_properties(smoke.${name} PROPERTIES
       LABELS "smoke;gpu" SKIP_RETURN_CODE ${CML_EXIT_WAIVED} TIMEOUT 300 RESOURCE_LOCK gpu)
+  endif()
+  if(CML_BUILD_TESTS AND ARG_BAD_OPTIONS)
+    add_test(NAME options.${name}
+             COMMAND bash ${PROJECT_SOURCE_DIR}/tests/option_contract.sh $<TARGET_FILE:${name}> ${ARG_BAD_OPTIONS})
+    set_tests_properties(options.${name} PROPERTIES
+      LABELS gpu SKIP_RETURN_CODE ${CML_EXIT_WAIVED} TIMEOUT 120 RESOURCE_LOCK gpu)
   endif()
 endfunction()
 

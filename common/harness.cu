@@ -413,6 +413,8 @@ int run(const Demo& demo, int argc, char** argv) {
     }
   }
 
+  if (demo.check_options) demo.check_options(ctx);
+
   print_device_header(device, ctx.human());
   fmt::print(ctx.human(), "demo {}: size {} ({}), timing {}, {} samples\n\n", demo.name, ctx.size(),
              demo.size_meaning, ctx.timing_options().flush_l2 ? "cold (L2 flushed before each sample)" : "warm",

@@ -62,6 +62,10 @@ struct Demo {
   std::function<std::uint64_t(const DeviceInfo&)> max_size;
   std::string max_size_reason;
   std::vector<ExtraOption> extras;
+  // Checks the demo's own options, alone and with --size, on this device, before the run prints or
+  // allocates anything: a CliError thrown here is the run's one-line usage error (exit 2). The variants
+  // read their options through the same functions, so each rule is written once.
+  std::function<void(Context&)> check_options;
   bool cold_by_default = true;
   // Time-based warm-up before each measurement (--warmup-ms overrides). The first measurement of the
   // process always warms up for at least kFirstWarmupMs so the clocks have ramped from idle.
