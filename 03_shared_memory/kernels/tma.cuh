@@ -20,9 +20,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "02_global_memory/kernels/transpose_global.cuh"
 #include "common/cuda_check.hpp"
@@ -230,15 +232,17 @@ enum class Schedule {
   kTickets,  // each block takes the next item from a global counter
 };
 
-// One counter per kernel family. It starts at 0 and the last block of a launch puts it back to 0, so no
-// launch needs a memset in front of it (which would sit in the timed stream). Launches of one family must
-// therefore not run concurrently: the launchers here are used from one stream at a time.
+// A counter starts at 0 and the last block of a launch puts it back to 0, so no launch needs a memset in
+// front of it (which would sit in the timed stream). Two grids that take tickets from one counter at the
+// same time would each skip the items the other took, so a counter belongs to one kernel family and one
+// stream: launches on one stream run one after the other, and launches on different streams may overlap.
 struct WorkCounter {
   unsigned next;      // the next item not yet taken
   unsigned finished;  // blocks of this launch done taking items
 };
 enum Queue : unsigned { kBulkQueue, kTensorQueue, kTransposeQueue, kQueues };
-__device__ WorkCounter g_work[kQueues];
+inline constexpr unsigned kCounterSlots = 64;  // streams per device that may launch each family
+__device__ WorkCounter g_work[kQueues * kCounterSlots];
 
 // Thread 0 of every block calls this once, after its last ticket: the last block to arrive resets the
 // counter. The fences order each block's tickets before its arrival, and the arrivals before the reset.
@@ -377,7 +381,8 @@ struct BulkJob {
 template <Schedule kSchedule>
 __global__ void __launch_bounds__(32)
     tma_bulk_copy_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
-                         std::size_t total_bytes, unsigned chunk, unsigned stages, unsigned per_ticket) {
+                         std::size_t total_bytes, unsigned chunk, unsigned stages, unsigned per_ticket,
+                         WorkCounter* q) {
 #if CML_TMA_DEVICE
   extern __shared__ unsigned char smem_raw[];
   __shared__ std::uint64_t full[kMaxStages];
@@ -390,11 +395,11 @@ __global__ void __launch_bounds__(32)
   const unsigned chunks = static_cast<unsigned>((job.bulk_bytes + chunk - 1) / chunk);
   init_barriers(full, stages);
   if (threadIdx.x == 0) {
-    ItemSource<kSchedule> source{&g_work[kBulkQueue], chunks, per_ticket};
+    ItemSource<kSchedule> source{q, chunks, per_ticket};
     drive_ring(job, source, ring, chunk, stages, full, item_of);
   }
 #else
-  (void)in, (void)out, (void)total_bytes, (void)chunk, (void)stages, (void)per_ticket;
+  (void)in, (void)out, (void)total_bytes, (void)chunk, (void)stages, (void)per_ticket, (void)q;
   __trap();
 #endif
 }
@@ -424,7 +429,7 @@ struct TensorJob {
 __global__ void __launch_bounds__(kTensorCopyThreads)
     tma_tensor_copy_kernel(const __grid_constant__ CUtensorMap in_map, const __grid_constant__ CUtensorMap out_map,
                            const float* __restrict__ in, float* __restrict__ out, std::size_t n, unsigned rows,
-                           unsigned stages) {
+                           unsigned stages, WorkCounter* q) {
 #if CML_TMA_DEVICE
   extern __shared__ unsigned char smem_raw[];
   __shared__ std::uint64_t full[kMaxStages];
@@ -437,11 +442,11 @@ __global__ void __launch_bounds__(kTensorCopyThreads)
   const unsigned boxes = boxes_x * ((rows + kTensorBox - 1) / kTensorBox);
   init_barriers(full, stages);
   if (threadIdx.x == 0) {
-    ItemSource<Schedule::kTickets> source{&g_work[kTensorQueue], boxes};
+    ItemSource<Schedule::kTickets> source{q, boxes};
     drive_ring(TensorJob{&in_map, &out_map, boxes_x}, source, ring, kTensorBoxBytes, stages, full, item_of);
   }
 #else
-  (void)in_map, (void)out_map, (void)in, (void)out, (void)n, (void)rows, (void)stages;
+  (void)in_map, (void)out_map, (void)in, (void)out, (void)n, (void)rows, (void)stages, (void)q;
   __trap();
 #endif
 }
@@ -475,7 +480,7 @@ __device__ __forceinline__ void transpose_tile_blocks(const float* in_tile, floa
 template <int kSide, int kStages, int kOut, ch02::BlockOrder kOrder, Schedule kSchedule = Schedule::kTickets>
 __global__ void __launch_bounds__(kTmaThreads)
     transpose_tma_kernel(const __grid_constant__ CUtensorMap in_map, const __grid_constant__ CUtensorMap out_map,
-                         ch02::TileGrid tiles) {
+                         ch02::TileGrid tiles, WorkCounter* q) {
 #if CML_TMA_DEVICE
   using Shape = TmaTransposeShape<kSide, kStages, kOut>;
   constexpr int kTileFloats = kSide * kSide;
@@ -486,7 +491,7 @@ __global__ void __launch_bounds__(kTmaThreads)
   float* const base = reinterpret_cast<float*>(align_up<128>(smem_raw));
   const auto stage = [&](unsigned k) { return base + (k % kStages) * kTileFloats; };
   const auto out_buffer = [&](unsigned k) { return base + (kStages + k % kOut) * kTileFloats; };
-  ItemSource<kSchedule> source{&g_work[kTransposeQueue], tiles.blocks()};
+  ItemSource<kSchedule> source{q, tiles.blocks()};
   // Thread 0: the block's k-th tile, or kNone, into stage k % kStages.
   const auto load = [&](unsigned k) {
     unsigned item = kNone;
@@ -527,7 +532,7 @@ __global__ void __launch_bounds__(kTmaThreads)
     source.finish();
   }
 #else
-  (void)in_map, (void)out_map, (void)tiles;
+  (void)in_map, (void)out_map, (void)tiles, (void)q;
   __trap();
 #endif
 }
@@ -579,6 +584,35 @@ Residency residency(Kernel kernel, int threads, std::size_t smem) {
   return known[key] = Residency{static_cast<unsigned>(sms), static_cast<unsigned>(per_sm)};
 }
 
+// The ticket counter of kernel family `queue` for launches on stream `s` of the current device. Each stream
+// gets its own slot the first time it launches a family, for the life of the process; a stream destroyed
+// while its copies still run leaves its slot to whatever stream is next created at the same address, so
+// synchronize a stream before destroying it.
+inline WorkCounter* work_counter(Queue queue, cudaStream_t s) {
+  static std::mutex m;
+  static std::map<std::pair<int, cudaStream_t>, unsigned> slot_of;
+  static std::map<int, WorkCounter*> counters;  // g_work on each device
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(m);
+  auto base = counters.find(device);
+  if (base == counters.end()) {
+    void* p = nullptr;
+    CUDA_CHECK(cudaGetSymbolAddress(&p, g_work));
+    base = counters.emplace(device, static_cast<WorkCounter*>(p)).first;
+  }
+  auto slot = slot_of.find({device, s});
+  if (slot == slot_of.end()) {
+    const auto used = static_cast<unsigned>(std::count_if(
+        slot_of.begin(), slot_of.end(), [&](const auto& e) { return e.first.first == device; }));
+    if (used == kCounterSlots)
+      throw std::runtime_error("TMA copies launched from more than " + std::to_string(kCounterSlots) +
+                               " streams of one device: each needs a ticket counter of its own (kCounterSlots)");
+    slot = slot_of.emplace(std::make_pair(device, s), used).first;
+  }
+  return base->second + std::size_t{queue} * kCounterSlots + slot->second;
+}
+
 // Shared memory per block of the copy kernels: a ring of this many bytes, cut into stages of one request.
 inline constexpr unsigned kRingBytes = 64 * 1024;
 // Bytes of requests a bulk copy's ticket stands for.
@@ -625,7 +659,7 @@ inline void launch_tma_bulk_copy(const void* in, void* out, std::size_t bytes, u
   unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(residency(kernel, 32, p.smem).sms, chunks));
   if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
   kernel<<<blocks, 32, p.smem, s>>>(static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), bytes,
-                                    chunk, p.stages, p.per_ticket);
+                                    chunk, p.stages, p.per_ticket, work_counter(kBulkQueue, s));
   CUDA_CHECK_LAUNCH();
 }
 
@@ -661,7 +695,8 @@ inline void launch_tma_tensor_copy(const float* in, float* out, std::size_t n, c
       std::clamp<std::size_t>(boxes, 1, residency(kernel, kTensorCopyThreads, smem).sms));  // one ring per SM
   if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
   // With no whole row there is no tensor: the maps are never read, and block 0 copies everything.
-  kernel<<<blocks, kTensorCopyThreads, smem, s>>>(maps.in_map, maps.out_map, in, out, n, unsigned(rows), stages);
+  kernel<<<blocks, kTensorCopyThreads, smem, s>>>(maps.in_map, maps.out_map, in, out, n, unsigned(rows), stages,
+                                                  work_counter(kTensorQueue, s));
   CUDA_CHECK_LAUNCH();
 }
 
@@ -686,7 +721,8 @@ void launch_transpose_tma(const float* in, float* out, std::size_t rows, std::si
   const Residency r = residency(kernel, kTmaThreads, Shape::smem_bytes);
   unsigned blocks = std::min(tiles.blocks(), r.sms * r.per_sm);
   if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
-  kernel<<<blocks, kTmaThreads, Shape::smem_bytes, s>>>(maps.in_map, maps.out_map, tiles);
+  kernel<<<blocks, kTmaThreads, Shape::smem_bytes, s>>>(maps.in_map, maps.out_map, tiles,
+                                                        work_counter(kTransposeQueue, s));
   CUDA_CHECK_LAUNCH();
 }
 

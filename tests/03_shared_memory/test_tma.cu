@@ -1,7 +1,8 @@
 // The TMA copies of tma_copy, bit-exact on a GPU with compute capability 9.0 or newer: every request size,
 // totals that are not a multiple of the request or of 16 bytes, grids small enough that each block goes
-// round its ring many times, both ways of handing out the requests, and a ticket counter back at zero
-// after every launch. Bytes past the end of the copy must keep their poison.
+// round its ring many times, both ways of handing out the requests, a ticket counter back at zero
+// after every launch, and launches on two streams at once. Bytes past the end of the copy must keep their
+// poison.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -46,10 +47,10 @@ std::string check_copy(std::size_t bytes, const Copy& copy) {
 
 using cml::tma::Schedule;
 
-// The ticket counter of a kernel family, as the next launch will find it.
-cml::tma::WorkCounter work_counter(cml::tma::Queue q) {
+// The ticket counter of a kernel family on a stream, as the next launch there will find it.
+cml::tma::WorkCounter counter_now(cml::tma::Queue q, cudaStream_t s = nullptr) {
   cml::tma::WorkCounter c{};
-  CUDA_CHECK(cudaMemcpyFromSymbol(&c, cml::tma::g_work, sizeof(c), q * sizeof(c)));
+  CUDA_CHECK(cudaMemcpy(&c, cml::tma::work_counter(q, s), sizeof(c), cudaMemcpyDeviceToHost));
   return c;
 }
 
@@ -78,7 +79,7 @@ TEST(TmaBulkCopy, TicketCounterIsZeroAfterEveryLaunch) {
         cml::tma::launch_tma_bulk_copy(in, out, n, 1024, nullptr, max_blocks);
       });
       ASSERT_TRUE(why.empty()) << why;
-      const cml::tma::WorkCounter c = work_counter(cml::tma::kBulkQueue);
+      const cml::tma::WorkCounter c = counter_now(cml::tma::kBulkQueue);
       EXPECT_EQ(c.next, 0u) << bytes << " bytes, max_blocks " << max_blocks;
       EXPECT_EQ(c.finished, 0u) << bytes << " bytes, max_blocks " << max_blocks;
     }
@@ -103,9 +104,58 @@ TEST(TmaTensorCopy, WholeRowsPartialBoxesAndTails) {
                                              nullptr, max_blocks);
           });
       ASSERT_TRUE(why.empty()) << "max_blocks " << max_blocks << ": " << why;
-      const cml::tma::WorkCounter c = work_counter(cml::tma::kTensorQueue);
+      const cml::tma::WorkCounter c = counter_now(cml::tma::kTensorQueue);
       EXPECT_EQ(c.next + c.finished, 0u) << "the ticket counter was not reset; max_blocks " << max_blocks;
     }
+}
+
+// Two launches of one family on two streams, running at once: a few blocks each, so that each grid is
+// still going round its rings while the other takes its tickets. Each must take them from a counter of its
+// own, or each copy would skip the items the other took.
+TEST(TmaTickets, LaunchesOnTwoStreamsRunAtOnceAndEachCopiesEverything) {
+  SKIP_WITHOUT_TMA();
+  constexpr std::size_t kSide = 2048, kFloats = kSide * kSide * 4;  // 64 MiB per buffer
+  constexpr unsigned kBlocks = 4;
+  std::vector<float> host[2];
+  std::vector<cml::DeviceBuffer<float>> in, out;
+  for (int k = 0; k < 2; ++k) {
+    std::vector<std::uint32_t> words(kFloats);
+    cml::fill_pattern_host(words.data(), words.size(), 0x7700u + std::uint32_t(k));
+    host[k].resize(kFloats);
+    std::memcpy(host[k].data(), words.data(), kFloats * sizeof(float));
+    in.emplace_back(kFloats);
+    out.emplace_back(kFloats);
+    in[k].upload(host[k]);
+  }
+  cml::Stream streams[2];
+  const auto run = [&](const char* family, cml::tma::Queue queue, const auto& launch, bool transposed) {
+    for (int k = 0; k < 2; ++k) out[k].poison();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    for (int k = 0; k < 2; ++k) launch(in[k].data(), out[k].data(), streams[k].get());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    for (int k = 0; k < 2; ++k) {
+      const std::vector<float> got = out[k].download();
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < kFloats; ++i) {
+        // As a transpose, the buffer is a 4 kSide x kSide matrix; element i of the output is (r, c) of the
+        // kSide x 4 kSide transpose, which is input element (c, r).
+        const std::size_t from = transposed ? (i % (4 * kSide)) * kSide + i / (4 * kSide) : i;
+        bad += std::memcmp(&got[i], &host[k][from], sizeof(float)) != 0;
+      }
+      EXPECT_EQ(bad, 0u) << family << ", stream " << k << ": wrong floats";
+      const cml::tma::WorkCounter c = counter_now(queue, streams[k].get());
+      EXPECT_EQ(c.next + c.finished, 0u) << family << ", stream " << k << ": the ticket counter was not reset";
+    }
+  };
+  run("bulk copy", cml::tma::kBulkQueue, [&](const float* i, float* o, cudaStream_t s) {
+    cml::tma::launch_tma_bulk_copy(i, o, kFloats * sizeof(float), 16384, s, kBlocks);
+  }, false);
+  run("tensor copy", cml::tma::kTensorQueue, [&](const float* i, float* o, cudaStream_t s) {
+    cml::tma::launch_tma_tensor_copy(i, o, kFloats, s, kBlocks);
+  }, false);
+  run("TMA transpose", cml::tma::kTransposeQueue, [&](const float* i, float* o, cudaStream_t s) {
+    cml::tma::launch_transpose_tma<64, 4, 2>(i, o, 4 * kSide, kSide, s, kBlocks);
+  }, true);
 }
 
 }  // namespace
