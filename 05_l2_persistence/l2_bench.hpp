@@ -68,7 +68,7 @@ inline std::optional<std::size_t> persist_option(const Context& ctx, std::size_t
   return bytes;
 }
 
-// --size of a sliding-window run: each pass streams at least one 16-byte load.
+// --size of a run that streams its buffer in passes: each pass reads at least one 16-byte load.
 inline void check_stream_size(const Context& ctx) {
   if (ctx.size() < sizeof(uint4)) throw CliError("--size: at least 16 bytes per pass");
 }

@@ -44,6 +44,7 @@ State& prepare(Context& ctx, State& st, const PersistingL2Guard& guard) {
   if (const auto persist = persist_option(ctx, 16)) st.table_bytes = *persist;
   else if (ctx.quick()) st.table_bytes = kMiB;
   else st.table_bytes = st.set_aside / 4096 * 4096;
+  if (st.table_bytes < 16) throw CliError("--persist: at least 16 bytes");  // "auto" under a tiny set-aside
   const int passes = passes_option(ctx, 2);
   // Half the resident blocks each, so that both grids are on the GPU at once.
   const unsigned half = std::max(1u, sliding_window_resident_blocks(ctx.device().sm_count) / 2);

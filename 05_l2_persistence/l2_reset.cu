@@ -56,13 +56,9 @@ void remember_initial(Context& ctx, State& st) {
   st.have_initial = true;
 }
 
-void check_size(const Context& ctx) {
-  if (ctx.size() < sizeof(uint4)) throw CliError("--size: at least 16 bytes");
-}
-
 State& prepare(Context& ctx, State& st, const PersistingL2Guard& guard) {
   if (st.work_n != 0) return st;
-  check_size(ctx);
+  check_stream_size(ctx);
   st.set_aside = guard.limit();
   st.passes = passes_option(ctx, 2);
   st.work_n = ctx.size() / sizeof(uint4);
@@ -233,7 +229,10 @@ Demo make_demo() {
       {"passes", "re-reads of the working set per launch (1 ... 64; --quick: 2)", "16", true},
       {"set-aside", "persisting L2 set-aside: max (persistingL2CacheMaxSize) or a size", "max", false},
   };
-  d.check_options = [](Context& ctx) { check_size(ctx), (void)passes_option(ctx, 2), (void)set_aside_option(ctx); };
+  d.check_options = [](Context& ctx) {
+    check_stream_size(ctx);
+    (void)passes_option(ctx, 2), (void)set_aside_option(ctx);
+  };
   d.warmup_ms = 20.0;
   d.waive_reason = persistence_waive_reason;
   return d;

@@ -44,6 +44,7 @@ State& prepare(Context& ctx, State& st, const PersistingL2Guard& guard) {
   if (const auto persist = persist_option(ctx, kWindowAlign)) st.table_bytes = *persist;
   else if (ctx.quick()) st.table_bytes = kMiB;
   else st.table_bytes = st.set_aside / 4 * 3 / kWindowAlign * kWindowAlign;
+  if (st.table_bytes < kWindowAlign) throw CliError("--persist: at least 4k");  // "auto" under a tiny set-aside
   st.work = std::make_unique<SlidingWorkload>(ctx.size(), passes_option(ctx, 2), st.table_bytes,
                                               sliding_window_resident_blocks(ctx.device().sm_count));
   ctx.note(fmt::format("table {:.2f} MiB in a {:.2f} MiB set-aside (the limit was {:.2f} MiB and is restored); "

@@ -591,6 +591,7 @@ Residency residency(Kernel kernel, int threads, std::size_t smem) {
 inline WorkCounter* work_counter(Queue queue, cudaStream_t s) {
   static std::mutex m;
   static std::map<std::pair<int, cudaStream_t>, unsigned> slot_of;
+  static std::map<int, unsigned> slots_used;
   static std::map<int, WorkCounter*> counters;  // g_work on each device
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
@@ -603,12 +604,11 @@ inline WorkCounter* work_counter(Queue queue, cudaStream_t s) {
   }
   auto slot = slot_of.find({device, s});
   if (slot == slot_of.end()) {
-    const auto used = static_cast<unsigned>(std::count_if(
-        slot_of.begin(), slot_of.end(), [&](const auto& e) { return e.first.first == device; }));
+    unsigned& used = slots_used[device];
     if (used == kCounterSlots)
       throw std::runtime_error("TMA copies launched from more than " + std::to_string(kCounterSlots) +
                                " streams of one device: each needs a ticket counter of its own (kCounterSlots)");
-    slot = slot_of.emplace(std::make_pair(device, s), used).first;
+    slot = slot_of.emplace(std::make_pair(device, s), used++).first;
   }
   return base->second + std::size_t{queue} * kCounterSlots + slot->second;
 }
