@@ -162,18 +162,19 @@ class HostRegistration {
   void* ptr_ = nullptr;
 };
 
+// Waits for the stream's work before destroying it. cudaStreamDestroy alone returns at once and lets queued
+// work finish later, and the driver may then hand the same handle to the next stream created: anything keyed
+// by the handle (the TMA copies' ticket counters, tma.cuh) would be shared by two streams' work.
 class Stream {
  public:
   explicit Stream(unsigned flags = cudaStreamNonBlocking) { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, flags)); }
-  ~Stream() {
-    if (s_ != nullptr) CUDA_CHECK_NOTHROW(cudaStreamDestroy(s_));
-  }
+  ~Stream() { release(); }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
   Stream& operator=(Stream&& o) noexcept {
     if (this != &o) {
-      if (s_ != nullptr) CUDA_CHECK_NOTHROW(cudaStreamDestroy(s_));
+      release();
       s_ = std::exchange(o.s_, nullptr);
     }
     return *this;
@@ -183,6 +184,12 @@ class Stream {
   void synchronize() const { CUDA_CHECK(cudaStreamSynchronize(s_)); }
 
  private:
+  void release() noexcept {
+    if (s_ == nullptr) return;
+    CUDA_CHECK_NOTHROW(cudaStreamSynchronize(s_));
+    CUDA_CHECK_NOTHROW(cudaStreamDestroy(s_));
+    s_ = nullptr;
+  }
   cudaStream_t s_ = nullptr;
 };
 

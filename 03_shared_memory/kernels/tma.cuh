@@ -585,9 +585,9 @@ Residency residency(Kernel kernel, int threads, std::size_t smem) {
 }
 
 // The ticket counter of kernel family `queue` for launches on stream `s` of the current device. Each stream
-// gets its own slot the first time it launches a family, for the life of the process; a stream destroyed
-// while its copies still run leaves its slot to whatever stream is next created at the same address, so
-// synchronize a stream before destroying it.
+// gets its own slot the first time it launches a family, for the life of the process. A stream destroyed
+// while its copies still run would leave its slot to whatever stream is next created with the same handle:
+// cml::Stream waits for its work before it destroys the stream; wait likewise for a stream of your own.
 inline WorkCounter* work_counter(Queue queue, cudaStream_t s) {
   static std::mutex m;
   static std::map<std::pair<int, cudaStream_t>, unsigned> slot_of;

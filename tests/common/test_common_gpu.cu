@@ -106,6 +106,35 @@ TEST(GpuTimer, MeasuresSomethingPositive) {
   if (t.stats.median < o.min_sample_ms / 5) EXPECT_GT(w.batch, 1) << "cold median " << t.stats.median << " ms";
 }
 
+// Sets *flag once `ns` nanoseconds of GPU time have passed since the thread started.
+__global__ void flag_after_kernel(int* flag, unsigned long long ns) {
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    __nanosleep(100000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+  *reinterpret_cast<volatile int*>(flag) = 1;
+}
+
+// cudaStreamDestroy alone returns while the stream's work still runs; cml::Stream waits for it, so the
+// handle cannot be reused while that work runs (the TMA copies key their ticket counters by stream).
+TEST(Stream, DestructorWaitsForTheStreamsWork) {
+  CML_REQUIRE_GPU();
+  cml::PinnedBuffer<int> flag(1, cudaHostAllocMapped);
+  flag[0] = 0;
+  int* device_flag = nullptr;
+  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flag), flag.data(), 0));
+  {
+    cml::Stream s;
+    flag_after_kernel<<<1, 1, 0, s>>>(device_flag, 200'000'000ull);  // 200 ms
+    CUDA_CHECK_LAUNCH();
+  }
+  // Read without any CUDA call that could wait for the kernel itself.
+  EXPECT_EQ(*reinterpret_cast<volatile int*>(flag.data()), 1) << "the stream was destroyed with its kernel running";
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 TEST(DeviceInfo, Sane) {
   CML_REQUIRE_GPU();
   const auto d = cml::query_device(0);
