@@ -7,6 +7,7 @@ source "$(dirname "$0")/lib/common.sh"
 cd "$CML_ROOT"
 ensure_build_deps
 ensure_matplotlib || log "warning: matplotlib unavailable; the report test will fail"
+ensure_sass_tools || log "warning: cuobjdump unavailable; the sass.* tests will be reported as skipped"
 jobs=$(nproc 2>/dev/null || echo 2)
 log "configure"
 cmake --preset release

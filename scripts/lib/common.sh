@@ -42,6 +42,20 @@ ensure_build_deps() {
   fi
 }
 
+# cuobjdump and nvdisasm, which the sass.* tests read the demos' machine code with. A full CUDA toolkit has
+# both; a compiler-only install does not, and then NVIDIA's wheels of the two tools go into .whl/sass-tools
+# (ignored by git; CMake looks there). Without them the sass.* tests are reported as skipped.
+ensure_sass_tools() {
+  local bin dest="$CML_ROOT/.whl/sass-tools" version=13.2.51
+  bin=$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")
+  [ -x "$bin/cuobjdump" ] && [ -x "$bin/nvdisasm" ] && return 0
+  [ -x "$dest/nvidia/cu13/bin/cuobjdump" ] && [ -x "$dest/nvidia/cu13/bin/nvdisasm" ] && return 0
+  log "installing cuobjdump and nvdisasm $version (NVIDIA's wheels) into .whl/sass-tools"
+  python3 -m pip install -q --no-deps --target "$dest" "nvidia-cuda-cuobjdump==$version" \
+      "nvidia-cuda-nvdisasm==$version" >/tmp/cml-pip-sass.log 2>&1 \
+    || { tail -n 3 /tmp/cml-pip-sass.log >&2; return 1; }
+}
+
 # matplotlib for the report (pip, user-level when not root).
 ensure_matplotlib() {
   python3 -c 'import matplotlib' 2>/dev/null && return 0
