@@ -8,8 +8,8 @@
 # (tests/sass/<demo>.txt) and this test reads it back from the binary with `cuobjdump -sass`.
 #
 # Only the memory instructions of a kernel are looked at (loads and stores of every space but the constant
-# bank, atomics, reductions, fences and cache controls), in program order; everything else between them is
-# arithmetic. A spec line is
+# bank, atomics, reductions, fences, cache controls, mbarrier operations and the TMA's copies), in program
+# order; everything else between them is arithmetic and control. A spec line is
 #   FUNCTION CHECK OPCODE...
 # FUNCTION is an extended regular expression matched against the demangled kernel name with its spaces removed
 # (e.g. `transpose_tile64_vec4_kernel<` or `litmus_kernel<.*Litmus\)0,.*Order\)4,.*thread_scope\)1>`); at
@@ -67,7 +67,7 @@ awk '
     sub(/^@!?U?P[0-9T]+[ \t]+/, "", line)      # predicate
     split(line, word, /[ \t;]/)
     op = word[1]
-    if (op ~ /^(LD|ST|MEMBAR|FENCE|CCTL|ATOM|RED|UBLKCP|UTMA)/ && op !~ /^LDC/) print name "\t" op
+    if (op ~ /^(LD|ST|MEMBAR|FENCE|CCTL|ATOM|RED|SYNCS|UBLKCP|UTMA)/ && op !~ /^LDC/) print name "\t" op
   }' "$work/sass" | c++filt | awk -F'\t' '{ gsub(/ /, "", $1); print $1 "\t" $2 }' >"$work/ops"
 
 awk -F'\t' -v spec_name="$(basename "$spec")" -v expect="$expect" '

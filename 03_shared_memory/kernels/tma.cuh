@@ -215,10 +215,16 @@ __device__ __forceinline__ void bulk_wait_all() {
 #endif
 }
 
+// The first kAlign-aligned byte at or after p. It moves p by an offset rather than rebuilding a pointer from
+// an integer: the result then still points into shared memory as far as the compiler can tell, so the TMA
+// transpose's reads and writes of its tiles compile to LDS.128 and STS.128. Rebuilt from an integer, the
+// pointer is generic: every access becomes a generic LD.E.128 or ST.E.128, which must first find out which
+// memory the address lies in, and ptxas also spilled registers to local memory. DRAM sets the pace of these
+// kernels, so the time does not show the difference; the machine code does (tests/sass/transpose_shared.txt).
 template <unsigned kAlign>
 __device__ __forceinline__ unsigned char* align_up(unsigned char* p) {
   const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
-  return reinterpret_cast<unsigned char*>((a + kAlign - 1) / kAlign * kAlign);
+  return p + (kAlign - a % kAlign) % kAlign;
 }
 
 // ---- Which block takes which item: a static split or tickets -----------------------------------------
