@@ -57,9 +57,10 @@ if ! "$cuobjdump" -sass -arch "$arch" "$binary" >"$work/sass" 2>"$work/err"; the
   exit 1
 fi
 
-# One line per memory instruction: demangled kernel name (spaces removed), a tab, the opcode.
+# One line per memory instruction: demangled kernel name (spaces removed), a tab, the opcode; and one line with
+# no opcode per kernel, so that a kernel without memory instructions is still found.
 awk '
-  /Function : / { name = $NF; next }
+  /Function : / { name = $NF; print name "\t"; next }
   /^[ \t]*\/\*[0-9a-f][0-9a-f][0-9a-f][0-9a-f]+\*\// {
     if (name == "") next
     line = $0
@@ -71,7 +72,11 @@ awk '
   }' "$work/sass" | c++filt | awk -F'\t' '{ gsub(/ /, "", $1); print $1 "\t" $2 }' >"$work/ops"
 
 awk -F'\t' -v spec_name="$(basename "$spec")" -v expect="$expect" '
-  FNR == NR { if (!($1 in count)) { names[++kernels] = $1 }; ops[$1, ++count[$1]] = $2; next }
+  FNR == NR {
+    if (!($1 in count)) { names[++kernels] = $1; count[$1] = 0 }
+    if ($2 != "") ops[$1, ++count[$1]] = $2
+    next
+  }
   /^[ \t]*(#|$)/ || /^arch[ \t]/ { next }
   {
     n = split($0, f, /[ \t]+/)
