@@ -11,14 +11,16 @@
 # bank, atomics, reductions, fences, cache controls, mbarrier operations and the TMA's copies), in program
 # order; everything else between them is arithmetic and control. A spec line is
 #   FUNCTION CHECK OPCODE...
-# FUNCTION is an extended regular expression matched against the demangled kernel name with its spaces removed
-# (e.g. `transpose_tile64_vec4_kernel<` or `litmus_kernel<.*Litmus\)0,.*Order\)4,.*thread_scope\)1>`); at
-# least one kernel must match, and the check must hold in every kernel that does. OPCODE is a regular
+# FUNCTION is an extended regular expression matched against `<source file>:<demangled kernel name>` with the
+# spaces removed (e.g. `transpose_tile64_vec4_kernel<`, `litmus_kernel<.*Litmus\)0,.*Order\)4,.*thread_scope\)1>`
+# or `^registers_local\.cu:.*array_local_kernel\(`); at least one kernel must match, and the check must hold in
+# every kernel that does. OPCODE is a regular
 # expression that must match a whole opcode with its modifiers (`LDG\.E\.128.*`); `N*OPCODE` stands for N
 # in a row. CHECK is
 #   seq     the opcodes appear as consecutive memory instructions, not counting local memory (LDL, STL: the
 #           thread's own stack, which no other thread sees; a compiler may spill between two accesses that
 #           matter, as the CUDA 12 libcu++ atomic_ref does in weak_ordering)
+#   has     each opcode matches some memory instruction, local memory included, in any order
 #   lacks   no memory instruction, local memory included, matches any of the opcodes
 # `arch sm_XY` on a line of its own picks the code read (default sm_90, the architecture the chapters quote).
 # Exit 0 when every line holds, 1 when one does not, 77 (skipped) without cuobjdump and nvdisasm or without
@@ -59,10 +61,12 @@ if ! "$cuobjdump" -sass -arch "$arch" "$binary" >"$work/sass" 2>"$work/err"; the
   exit 1
 fi
 
-# One line per memory instruction: demangled kernel name (spaces removed), a tab, the opcode; and one line with
-# no opcode per kernel, so that a kernel without memory instructions is still found.
+# One line per memory instruction: the source file the kernel was compiled from, a colon and its demangled name
+# (spaces removed; two files may hold kernels of the same name in anonymous namespaces), a tab, the opcode; and
+# one line with no opcode per kernel, so that a kernel without memory instructions is still found.
 awk '
-  /Function : / { name = $NF; print name "\t"; next }
+  /^identifier = / { n = split($3, part, "/"); source = part[n]; next }
+  /Function : / { name = $NF; print source "\t" name "\t"; next }
   /^[ \t]*\/\*[0-9a-f][0-9a-f][0-9a-f][0-9a-f]+\*\// {
     if (name == "") next
     line = $0
@@ -70,8 +74,8 @@ awk '
     sub(/^@!?U?P[0-9T]+[ \t]+/, "", line)      # predicate
     split(line, word, /[ \t;]/)
     op = word[1]
-    if (op ~ /^(LD|ST|MEMBAR|FENCE|CCTL|ATOM|RED|SYNCS|UBLKCP|UTMA)/ && op !~ /^LDC/) print name "\t" op
-  }' "$work/sass" | c++filt | awk -F'\t' '{ gsub(/ /, "", $1); print $1 "\t" $2 }' >"$work/ops"
+    if (op ~ /^(LD|ST|MEMBAR|FENCE|CCTL|ATOM|RED|SYNCS|UBLKCP|UTMA)/ && op !~ /^LDC/) print source "\t" name "\t" op
+  }' "$work/sass" | c++filt | awk -F'\t' '{ gsub(/ /, "", $2); print $1 ":" $2 "\t" $3 }' >"$work/ops"
 
 awk -F'\t' -v spec_name="$(basename "$spec")" -v expect="$expect" '
   FNR == NR {
@@ -90,8 +94,8 @@ awk -F'\t' -v spec_name="$(basename "$spec")" -v expect="$expect" '
       if (re ~ /^[0-9]+\*/) { times = substr(re, 1, index(re, "*") - 1) + 0; re = substr(re, index(re, "*") + 1) }
       for (t = 0; t < times; ++t) pattern[++want] = "^(" re ")$"
     }
-    if ((check != "seq" && check != "lacks") || want == 0) {
-      printf("%s:%d: bad line (want FUNCTION seq|lacks OPCODE...): %s\n", spec_name, FNR, $0); bad = 1; next
+    if ((check != "seq" && check != "has" && check != "lacks") || want == 0) {
+      printf("%s:%d: bad line (want FUNCTION seq|has|lacks OPCODE...): %s\n", spec_name, FNR, $0); bad = 1; next
     }
     matched = 0; failures = 0; failed = ""
     for (k = 1; k <= kernels; ++k) {
@@ -102,6 +106,13 @@ awk -F'\t' -v spec_name="$(basename "$spec")" -v expect="$expect" '
         for (s = 1; s + want - 1 <= shared_count[name] && !ok; ++s) {
           ok = 1
           for (j = 1; j <= want && ok; ++j) if (ops[name, s + j - 1] !~ pattern[j]) ok = 0
+        }
+      } else if (check == "has") {
+        ok = 1
+        for (j = 1; j <= want && ok; ++j) {
+          found = 0
+          for (s = 1; s <= count[name] && !found; ++s) if (all_ops[name, s] ~ pattern[j]) found = 1
+          if (!found) ok = 0
         }
       } else {
         ok = 1
