@@ -3,11 +3,13 @@
 # machine's nvcc against the CUDA 12 runtime headers, the CUDA 12 CCCL (CUB, Thrust, libcu++) and the
 # CUDA 12 libcudart.so.12, all from PyPI wheels; then proof that it really was 12.x, and a demo run.
 #
-#   scripts/ci_cuda12.sh [--version 12.4|12.9|all] [--archs LIST] [--jobs N] [--no-ctest]
+#   scripts/ci_cuda12.sh [--version 12.4|12.9|all] [--archs LIST] [--jobs N] [--no-ctest | --gpu]
 #
 #   --version  which CUDA 12 runtime: 12.4 (default: the oldest this project supports) or 12.9, or all
 #   --archs    CMAKE_CUDA_ARCHITECTURES of this build (default 75;90: valid for every CUDA 12 toolkit)
 #   --no-ctest skip the CPU tests of this build (they need no GPU)
+#   --gpu      on a GPU host: run all of this build's tests, the GPU and smoke tests included (without a
+#              usable GPU they are reported skipped, as in scripts/test.sh)
 #
 # What it checks, per version (build dir build-cuda12-<version>, wheels in .whl/cu12-<version>; both are
 # ignored by git):
@@ -16,9 +18,12 @@
 #   2. the header dependencies ninja recorded for every object: cuda_runtime_api.h comes from the wheel
 #      for all of them and from the toolkit for none;
 #   3. every demo and test binary needs libcudart.so.12 (readelf), and ldd resolves it into the wheel;
-#   4. a demo answers --help and --claims, and the CPU tests pass, on libcudart.so.12.
-# What it cannot check: code generation by a real 12.x nvcc (nvcc here is the machine's own), or a run on
-# a GPU with this runtime.
+#   4. a demo answers --help and --claims, and the CPU tests pass, on libcudart.so.12;
+#   5. with --gpu, the build's kernels and demos on this GPU through the CUDA 12 runtime, the only check
+#      of the code written per runtime version (the driver entry point behind the TMA tensor maps and the
+#      compressible allocations, the managed-memory prefetch and advice calls).
+# What it cannot check: code generation by a real 12.x nvcc (nvcc here is the machine's own). The wheels
+# come from PyPI: on a GPU host without internet, copy .whl/cu12-<version> from a machine that has them.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$CML_ROOT"
@@ -27,17 +32,20 @@ versions=12.4
 archs="75;90"
 jobs=$(nproc 2>/dev/null || echo 2)
 run_ctest=1
+gpu=0
 while [ $# -gt 0 ]; do
   case $1 in
     --version) versions=$2; shift 2 ;;
     --archs) archs=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --no-ctest) run_ctest=0; shift ;;
+    --gpu) gpu=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (try --help)" ;;
   esac
 done
 [ "$versions" = all ] && versions="12.4 12.9"
+[ $gpu -eq 1 ] && [ $run_ctest -eq 0 ] && die "--gpu runs the tests: it cannot go with --no-ctest"
 
 # The wheel versions: runtime and CCCL of the same toolkit release.
 wheels_for() {
@@ -153,13 +161,20 @@ EOF
   echo "  --claims: $(wc -l <"$bdir/claims.txt") lines, first: $(head -n 1 "$bdir/claims.txt")"
 
   if [ $run_ctest -eq 1 ]; then
-    # The CPU tests that run this build's binaries (GoogleTest suites, CLI and claims contracts); the
-    # docs, report and run_all checks do not depend on the build and scripts/test.sh ran them already.
-    log "CUDA $ver: CPU tests of this build"
+    # The tests that run this build's binaries (GoogleTest suites, CLI and claims contracts; with --gpu the
+    # GPU, smoke and options tests too, one GPU test at a time by their resource lock); the docs, report
+    # and run_all checks do not depend on the build and scripts/test.sh ran them already.
+    local labels=(-L cpu) what=CPU
+    [ $gpu -eq 1 ] && labels=() && what="all (GPU included)"
+    log "CUDA $ver: $what tests of this build"
     LD_LIBRARY_PATH="$rt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-      ctest --test-dir "$bdir" -L cpu -E '^(docs|report|run_all)\.' -j "$jobs" --output-on-failure >"$bdir/ctest.log" 2>&1 \
-      || { tail -n 40 "$bdir/ctest.log"; die "CUDA $ver: CPU tests failed (log: $bdir/ctest.log)"; }
+      ctest --test-dir "$bdir" "${labels[@]}" -E '^(docs|report|run_all)\.' -j "$jobs" --output-on-failure \
+      >"$bdir/ctest.log" 2>&1 \
+      || { tail -n 40 "$bdir/ctest.log"; die "CUDA $ver: tests failed (log: $bdir/ctest.log)"; }
     grep -E "tests passed|tests failed" "$bdir/ctest.log"
+    if [ $gpu -eq 1 ]; then
+      echo "  skipped: $(sed -n '/did not run/,/^$/p' "$bdir/ctest.log" | grep -c '(Skipped)' || true)"
+    fi
   fi
   log "CUDA $ver: ok ($((SECONDS - t0)) s)"
 }
