@@ -172,9 +172,7 @@ EOF
       >"$bdir/ctest.log" 2>&1 \
       || { tail -n 40 "$bdir/ctest.log"; die "CUDA $ver: tests failed (log: $bdir/ctest.log)"; }
     grep -E "tests passed|tests failed" "$bdir/ctest.log"
-    if [ $gpu -eq 1 ]; then
-      echo "  skipped: $(sed -n '/did not run/,/^$/p' "$bdir/ctest.log" | grep -c '(Skipped)' || true)"
-    fi
+    echo "  skipped: $(ctest_skipped "$bdir/ctest.log")"
   fi
   log "CUDA $ver: ok ($((SECONDS - t0)) s)"
 }

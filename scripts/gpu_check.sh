@@ -65,7 +65,7 @@ echo "configure:  $status_configure   (log: $logs/configure.log)"
 echo "build:      $status_build   (log: $logs/build.log)"
 echo "ctest:      $status_ctest   $(grep -E 'tests passed|tests failed' "$logs/ctest.log" 2>/dev/null | tail -n 1)"
 grep -A 40 'The following tests' "$logs/ctest.log" 2>/dev/null | grep -E 'Failed|Not Run|Timeout|Exception' | head -n 20
-skipped=$(sed -n '/did not run/,/^$/p' "$logs/ctest.log" 2>/dev/null | grep -c '(Skipped)' || true)
+skipped=$(ctest_skipped "$logs/ctest.log")
 echo "            skipped tests: ${skipped:-0}"
 echo "memcheck:   $status_memcheck   (demos --quick; log: $logs/memcheck.log)"
 grep -vE '^(memcheck) ' "$logs/memcheck.log" 2>/dev/null | grep -vE ' 0 *$|^target|^\(|^$' | head -n 20

@@ -5,6 +5,9 @@ CML_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# How many tests a ctest log lists as skipped (exit 77: no GPU, or a waived feature); 0 when none.
+ctest_skipped() { sed -n '/did not run/,/^$/p' "$1" 2>/dev/null | grep -c '(Skipped)' || true; }
+
 # True when a CMake package config for $1 (e.g. fmt, GTest) is installed in a usual prefix.
 have_cmake_package() {
   local name=$1 d
