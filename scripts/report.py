@@ -168,7 +168,17 @@ def reference_dir_for(results, slug, root):
 
 
 def row_key(r):
-    return (r.get("variant", ""), r.get("params", ""))
+    # A demo sweeps sizes within one variant (zero_copy, pinned_bandwidth), so the size belongs to a row's name.
+    return (r.get("variant", ""), r.get("params", ""), r.get("size", ""))
+
+
+def unique_rows(rows):
+    """Rows by key, leaving out any key that names more than one row: an ambiguous row is not compared."""
+    seen = {}
+    for r in rows:
+        k = row_key(r)
+        seen[k] = None if k in seen else r
+    return {k: r for k, r in seen.items() if r is not None}
 
 
 def compare_with_reference(runs, ref_runs):
@@ -178,10 +188,10 @@ def compare_with_reference(runs, ref_runs):
         ref = ref_runs.get(label)
         if not ref:
             continue
-        ref_rows = {row_key(r): r for r in ref["rows"]}
+        ref_rows = unique_rows(ref["rows"])
         ratios = []
-        for r in entry["rows"]:
-            q = ref_rows.get(row_key(r))
+        for k, r in unique_rows(entry["rows"]).items():
+            q = ref_rows.get(k)
             if not q:
                 continue
             a, b = num(r.get("gb_per_s")), num(q.get("gb_per_s"))
@@ -262,7 +272,7 @@ def write_report(results, out, runs, chapter_of, root):
         cmp_rows = compare_with_reference(runs, ref_runs)
         rel = os.path.relpath(ref, out)
         lines += [f"Reference: [{os.path.relpath(ref, root)}]({rel}/REPORT.md). Ratio > 1: this run is faster. Rows "
-                  "are matched by variant and parameters.", "",
+                  "are matched by variant, parameters and size.", "",
                   "| demo | rows matched | median ratio this / reference | rows off by > 10 % |", "|---|---|---|---|"]
         for label, nrows, med, off in cmp_rows:
             lines.append(f"| {label} | {nrows} | {med:.3f} | {off} |")

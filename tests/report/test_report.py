@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The report step on a small committed fixture (trimmed CSVs of a real H200 run): every table and every
-plot the report promises must be produced, and the README marker rewriting must work."""
+plot the report promises must be produced, and the README marker rewriting must work. The comparison with a
+reference set must match a row to the row of the same variant, parameters and size."""
 import os
 import subprocess
 import sys
@@ -22,8 +23,23 @@ l2_reset stream_ordered_alloc compressible_memory
 """.split()
 
 
+def compare_failures():
+    """A sweep of one variant over sizes, compared with itself: every row must match its own size."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import report
+    sweep = [{"variant": "mapped", "params": "", "size": str(n), "gb_per_s": str(g)}
+             for n, g in ((1024, 0.3), (65536, 9.0), (67108864, 76.0))]
+    sweep.append({"variant": "device", "params": "", "size": "1024", "median_ms": "0.004"})
+    twice = [{"variant": "copy", "params": "", "size": "8", "gb_per_s": "1"},
+             {"variant": "copy", "params": "", "size": "8", "gb_per_s": "2"}]
+    runs = {"sweep": {"rows": sweep}, "twice": {"rows": twice}}
+    got = report.compare_with_reference(runs, runs)
+    want = [("sweep", 4, 1.0, 0)]  # a key that names two rows is ambiguous and not compared
+    return [] if got == want else [f"compare_with_reference on a size sweep: {got}, expected {want}"]
+
+
 def main():
-    failures = []
+    failures = compare_failures()
     with tempfile.TemporaryDirectory() as out:
         run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report.py"), FIXTURE, "--out", out],
                              capture_output=True, text=True)
@@ -63,7 +79,7 @@ def main():
 
     for f in failures:
         print("FAIL:", f)
-    print(f"{len(EXPECTED_PLOTS) + 2 - len(failures)} passed, {len(failures)} failed")
+    print(f"{len(EXPECTED_PLOTS) + 3 - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 
