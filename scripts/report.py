@@ -46,7 +46,13 @@ def num(v):
 def fmt_cell(v):
     x = num(v)
     if x is None:
-        return str(v) if v not in (None, "") else ""
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            return str(v) if v not in (None, "") else ""
+        # As the demo's own table prints it: NaN is a value the row does not have (a ratio whose baseline did
+        # not run, a read-back that does not apply).
+        return "-" if math.isnan(f) else ("inf" if f > 0 else "-inf")
     if x == 0:
         return "0"
     a = abs(x)

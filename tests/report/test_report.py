@@ -24,7 +24,8 @@ l2_reset stream_ordered_alloc compressible_memory
 
 
 def compare_failures():
-    """A sweep of one variant over sizes, compared with itself: every row must match its own size."""
+    """A sweep of one variant over sizes, compared with itself: every row must match its own size; and how a
+    table cell prints."""
     sys.path.insert(0, os.path.join(ROOT, "scripts"))
     import report
     sweep = [{"variant": "mapped", "params": "", "size": str(n), "gb_per_s": str(g)}
@@ -35,7 +36,11 @@ def compare_failures():
     runs = {"sweep": {"rows": sweep}, "twice": {"rows": twice}}
     got = report.compare_with_reference(runs, runs)
     want = [("sweep", 4, 1.0, 0)]  # a key that names two rows is ambiguous and not compared
-    return [] if got == want else [f"compare_with_reference on a size sweep: {got}, expected {want}"]
+    failures = [] if got == want else [f"compare_with_reference on a size sweep: {got}, expected {want}"]
+    # Cells print as the demos' tables print them: NaN as "-", text as text.
+    cells = {"nan": "-", "inf": "inf", "": "", "cold": "cold", "4251.7": "4252", "0.9737": "0.974"}
+    bad = {c: report.fmt_cell(c) for c in cells if report.fmt_cell(c) != cells[c]}
+    return failures + ([f"fmt_cell: {bad}, expected {cells}"] if bad else [])
 
 
 def main():
@@ -79,7 +84,7 @@ def main():
 
     for f in failures:
         print("FAIL:", f)
-    print(f"{len(EXPECTED_PLOTS) + 3 - len(failures)} passed, {len(failures)} failed")
+    print(f"{len(EXPECTED_PLOTS) + 4 - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 
