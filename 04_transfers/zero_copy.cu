@@ -43,6 +43,15 @@ constexpr std::uint64_t kMaxOffset = 1024;
 
 enum class Mode { device, copy_then_compute, mapped };
 
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::device: return "device";
+    case Mode::copy_then_compute: return "copy_then_compute";
+    case Mode::mapped: return "mapped";
+  }
+  return "?";
+}
+
 // --offset accepts 0 (the harness's size parser does not), so it is read as text.
 std::size_t offset_option(const Context& ctx) {
   const std::string text = ctx.extra_text("offset");
@@ -129,6 +138,8 @@ Point run_point(Context& ctx, Mode mode, std::uint64_t array_bytes, std::size_t 
     if (add_row) ctx.add_row(params, array_bytes, false);
     return {false, 0.0, std::nullopt};
   }
+  // Under --profile, a baseline's launch is named for what it is, not taken for the variant's own row.
+  if (!add_row) ctx.set_profile_label(fmt::format("baseline {} size={}", mode_name(mode), array_bytes));
   const Timing t = ctx.time([&](cudaStream_t st) { launch(a, mode, n, offset, st); });
   a.ns[key] = t.stats.median * 1e6;
   Point p{true, a.ns[key], std::nullopt};

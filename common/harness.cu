@@ -34,11 +34,11 @@ Context::Context(const Demo& demo, const CliSpec& spec, const Options& opts, con
 
 Context::~Context() = default;
 
-Context::ProfileRange::ProfileRange(Context& c) {
-  const std::string name = fmt::format("{}#{}|{}", c.variant_, c.profile_seq_++, c.profile_label_);
+Context::ProfileRange::ProfileRange(Context& c)
+    : name_(fmt::format("{}#{}|{}", c.variant_, c.profile_seq_++, c.profile_label_)) {
   c.profile_label_.clear();
   CUDA_CHECK(cudaProfilerStart());
-  nvtxRangePushA(name.c_str());
+  nvtxRangePushA(name_.c_str());
 }
 
 Context::ProfileRange::~ProfileRange() {
@@ -118,6 +118,9 @@ Row& Context::add_timed_row(const std::string& params, std::uint64_t size, doubl
     r.gb_per_s = gb_per_s(bytes, t.stats.median);
     r.pct_peak = percent_of(r.gb_per_s, device_.peak_gb_per_s);
   }
+  // A variant may time baselines between its rows, so the k-th profiled range need not be its k-th row:
+  // the row names its range, and scripts/profile_table.py joins on that.
+  if (!t.profile_range.empty()) r.set("profile_range", t.profile_range);
   rows_.push_back(std::move(r));
   return rows_.back();
 }

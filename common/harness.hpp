@@ -125,9 +125,11 @@ class Context {
     if (!opts_.profile) return timer_.time(std::forward<Launch>(launch), o);
     // --profile: the single timed launch is the only profiled work (see scripts/profile.sh).
     ProfileRange range(*this);
-    return timer_.time(std::forward<Launch>(launch), o);
+    Timing t = timer_.time(std::forward<Launch>(launch), o);
+    t.profile_range = range.name();
+    return t;
   }
-  // Names the next profiled launch (default: the k-th timing of the variant, "variant#k").
+  // Names the next profiled launch "variant#k|label" (default label: none; measure() uses the row's params).
   void set_profile_label(const std::string& label) { profile_label_ = label; }
   L2Flusher& flusher() { return *flusher_; }
 
@@ -170,6 +172,10 @@ class Context {
     ~ProfileRange();
     ProfileRange(const ProfileRange&) = delete;
     ProfileRange& operator=(const ProfileRange&) = delete;
+    const std::string& name() const { return name_; }
+
+   private:
+    std::string name_;
   };
   int profile_seq_ = 0;
   std::string profile_label_;

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "common/cuda_check.hpp"
@@ -46,6 +47,7 @@ struct Timing {
   int reps = 0;
   int batch = 1;
   bool cold = false;
+  std::string profile_range;  // --profile: the NVTX range around the timed launch, which a row carries to ncu
 };
 
 // Single measurements, for work that cannot be repeated unchanged (the first run of a pass migrates the

@@ -2,9 +2,10 @@
 """Joins an Nsight Compute raw CSV (scripts/profile.sh) with the demo's own CSV and prints, per measured
 launch, the profiler's values next to the access model's predictions and their difference.
 
-Kernels are matched to the demo's rows through the NVTX range name "variant#k|params" that the harness
-puts around each profiled launch (ncu --print-nvtx-rename kernel). Several kernels inside one range
-(a two-pass reduction, say) are summed."""
+Kernels are matched to the demo's rows through the NVTX range name "variant#k|label" that the harness
+puts around each profiled launch (ncu --print-nvtx-rename kernel) and that each timed row records in its
+`profile_range` column; a range no row names (a baseline the variant timed for a ratio) is shown with its
+label and no model. Several kernels inside one range (a two-pass reduction, say) are summed."""
 import argparse
 import csv
 import io
@@ -38,6 +39,9 @@ def read_ncu(path):
     # ncu may print ==PROF== lines before the CSV; the CSV starts at the header with "ID".
     start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
     if start is None:
+        if any("No kernels were profiled" in l for l in lines):
+            sys.exit("profile_table: ncu profiled no kernel: this demo times no kernel launch (its rows are facts, "
+                     "API calls, copies or host-side times), so Nsight Compute has nothing to count")
         sys.exit(f"profile_table: no ncu CSV table in {path}")
     rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
     header, body = rows[0], rows[1:]
@@ -59,6 +63,12 @@ def range_of(kernel):
             if m:
                 return m.group(1)
     return None
+
+
+def range_key(name):
+    """A range name as ncu reports it: the label ends at the first ':' or '"'."""
+    m = RANGE.search(name or "")
+    return m.group(1) if m else None
 
 
 def read_demo(path):
@@ -111,14 +121,19 @@ def main():
     def g(agg, m):
         return agg.get(m)
 
+    # Each timed row names its range; a CSV written before rows did so is matched by order (the k-th range
+    # of a variant is its k-th timed row), which holds only when the variant timed nothing but its rows.
+    by_range = {range_key(r["profile_range"]): r for r in demo_rows if r.get("profile_range")}
     table = []
     for key, agg in ranges.items():
         variant, rest = key.split("#", 1)
         seq, params = rest.split("|", 1)
-        rows = by_variant.get(variant, [])
-        # The k-th timing of a variant is its k-th timed row.
-        idx = sum(1 for kk in list(ranges)[: list(ranges).index(key)] if kk.split("#", 1)[0] == variant)
-        row = rows[idx] if idx < len(rows) else {}
+        if by_range:
+            row = by_range.get(key, {})
+        else:
+            rows = by_variant.get(variant, [])
+            idx = sum(1 for kk in list(ranges)[: list(ranges).index(key)] if kk.split("#", 1)[0] == variant)
+            row = rows[idx] if idx < len(rows) else {}
         ld_req, ld_sec = g(agg, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), g(agg, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
         st_req, st_sec = g(agg, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), g(agg, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
         sh_ld_req, sh_ld_wf = g(agg, "smsp__inst_executed_op_shared_ld.sum"), g(agg, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
@@ -155,6 +170,7 @@ def main():
         table.append({
             "variant": variant,
             "params": params or row.get("params", ""),
+            "size": row.get("size") or None,
             "kernels": n,
             "gld_eff_pct": eff_ld / n if eff_ld is not None else None,
             "gst_eff_pct": eff_st / n if eff_st is not None else None,
@@ -169,7 +185,7 @@ def main():
         })
 
     cols = [
-        ("variant", "variant"), ("params", "params"),
+        ("variant", "variant"), ("params", "params"), ("size", "size"),
         ("gld_eff_pct", "gld eff %"), ("gst_eff_pct", "gst eff %"),
         ("ld_sectors_meas", "ld sect/req"), ("ld_sectors_model", "model"), ("ld_sectors_diff_pct", "diff %"),
         ("st_sectors_meas", "st sect/req"), ("st_sectors_model", "model"), ("st_sectors_diff_pct", "diff %"),
@@ -185,6 +201,9 @@ def main():
             return f"{v:.3g}" if abs(v) < 1000 else f"{v:.0f}"
         return str(v)
     keep = [c for c in cols if c[0] in ("variant", "params") or any(r.get(c[0]) not in (None, 0, 0.0) for r in table)]
+    # The size tells rows apart only where a run sweeps it.
+    if len({r.get("size") for r in table}) < 2:
+        keep = [c for c in keep if c[0] != "size"]
     # A model column is only useful with its measurement: keep the pair together.
     cells = [[cell(r.get(k)) for k, _ in keep] for r in table]
     heads = [h for _, h in keep]

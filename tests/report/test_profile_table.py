@@ -2,7 +2,8 @@
 """scripts/profile_table.py on a small hand-made Nsight Compute CSV: a kernel that loads and stores through
 load/store instructions gets its efficiencies and sectors per request; a kernel that made no such request
 (its global traffic went through the TMA), or only a few bookkeeping ones next to its DRAM traffic, gets "-"
-there, not the number ncu prints after dividing by (nearly) zero."""
+there, not the number ncu prints after dividing by (nearly) zero. Rows are joined with the profiled range they
+name, so a baseline timed between a variant's rows takes no row's model; a demo that times no kernel is named as such."""
 import os
 import subprocess
 import sys
@@ -20,36 +21,47 @@ METRICS = [
 ]
 
 
-def main():
+HEADER = ",".join(f'"{c}"' for c in ["ID", "Kernel Name"] + METRICS) + "\n"
+
+
+def profile_table(ncu_text, demo_text, markdown=False):
+    """Runs scripts/profile_table.py on the two files; returns the run and the Markdown table's lines."""
     with tempfile.TemporaryDirectory() as d:
-        ncu = os.path.join(d, "ncu.csv")
+        ncu, demo, md = (os.path.join(d, name) for name in ("ncu.csv", "demo.csv", "table.md"))
         with open(ncu, "w") as f:
-            f.write("==PROF== Connected to process\n")
-            f.write(",".join(f'"{c}"' for c in ["ID", "Kernel Name"] + METRICS) + "\n")
-            # 1024 requests of 4 sectors each, fully used: 100 % efficiency, 4 sectors per request.
-            f.write('"0","lsu_copy#0|n=1","1024","4096","1024","4096","100","100","131072","131072"\n')
-            # No load/store requests at all; ncu's efficiencies are then meaningless.
-            f.write('"1","tma_copy#0|n=1","0","0","0","0","37.5","419430412","131072","131072"\n')
-            # A TMA kernel's ticket counter: one load and three stores beside 128 KB of DRAM traffic each way.
-            f.write('"2","tma_ticket#0|n=1","1","1","3","3","37.5","26214412","131072","131072"\n')
-            # Load/store traffic served from L2 (no DRAM bytes) is still the kernel's own: shown.
-            f.write('"3","lsu_l2#0|n=1","1024","4096","1024","4096","100","100","0","0"\n')
-            # The ticket counter again, the data in L2 (no DRAM bytes): judged against the row's bytes moved.
-            f.write('"4","tma_l2#0|n=1","1","1","3","3","37.5","20.8","0","0"\n')
-        demo = os.path.join(d, "demo.csv")
+            f.write(ncu_text)
         with open(demo, "w") as f:
-            f.write("variant,params,median_ms,bytes,model_ld_sectors_per_req,model_st_sectors_per_req\n")
-            f.write("lsu_copy,n=1,0.1,262144,4,4\n")
-            f.write("tma_copy,n=1,0.1,262144,,\n")
-            f.write("tma_ticket,n=1,0.1,,,\n")
-            f.write("lsu_l2,n=1,0.1,262144,4,4\n")
-            f.write("tma_l2,n=1,0.1,262144,,\n")
+            f.write(demo_text)
         run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "profile_table.py"), "--ncu", ncu,
-                              "--demo", demo], capture_output=True, text=True)
+                              "--demo", demo] + (["--markdown", md] if markdown else []), capture_output=True, text=True)
         print(run.stdout, run.stderr, sep="")
-        if run.returncode != 0:
-            print(f"FAIL: profile_table.py exited {run.returncode}")
-            return 1
+        table = [l.strip().strip("|").split("|") for l in open(md) if l.startswith("|")] \
+            if markdown and run.returncode == 0 else []
+    return run, table
+
+
+def main():
+    run, _ = profile_table(
+        "==PROF== Connected to process\n" + HEADER +
+        # 1024 requests of 4 sectors each, fully used: 100 % efficiency, 4 sectors per request.
+        '"0","lsu_copy#0|n=1","1024","4096","1024","4096","100","100","131072","131072"\n' +
+        # No load/store requests at all; ncu's efficiencies are then meaningless.
+        '"1","tma_copy#0|n=1","0","0","0","0","37.5","419430412","131072","131072"\n' +
+        # A TMA kernel's ticket counter: one load and three stores beside 128 KB of DRAM traffic each way.
+        '"2","tma_ticket#0|n=1","1","1","3","3","37.5","26214412","131072","131072"\n' +
+        # Load/store traffic served from L2 (no DRAM bytes) is still the kernel's own: shown.
+        '"3","lsu_l2#0|n=1","1024","4096","1024","4096","100","100","0","0"\n' +
+        # The ticket counter again, the data in L2 (no DRAM bytes): judged against the row's bytes moved.
+        '"4","tma_l2#0|n=1","1","1","3","3","37.5","20.8","0","0"\n',
+        "variant,params,median_ms,bytes,model_ld_sectors_per_req,model_st_sectors_per_req\n"
+        "lsu_copy,n=1,0.1,262144,4,4\n"
+        "tma_copy,n=1,0.1,262144,,\n"
+        "tma_ticket,n=1,0.1,,,\n"
+        "lsu_l2,n=1,0.1,262144,4,4\n"
+        "tma_l2,n=1,0.1,262144,,\n")
+    if run.returncode != 0:
+        print(f"FAIL: profile_table.py exited {run.returncode}")
+        return 1
     lines = run.stdout.splitlines()
     head = lines[0].split("  ")
     head = [h.strip() for h in head if h.strip()]
@@ -81,6 +93,48 @@ def main():
         print("FAIL: " + "; ".join(failures))
         return 1
     print("ok: load/store columns shown only where load/store requests carry the traffic")
+    return join_by_range()
+
+
+def join_by_range():
+    """A variant that times a baseline between its rows (zero_copy's mapped times the same size on device
+    memory): each row is joined with the range it names, not with the k-th range of its variant."""
+    run, lines = profile_table(
+        HEADER +
+        '"0","mapped#0|","8","32","8","32","100","100","0","0"\n'
+        '"1","mapped#1|baseline device size=1024","8","32","8","32","100","100","4096","2048"\n'
+        '"2","mapped#2|","8","40","8","32","80","100","0","0"\n',
+        "variant,params,size,median_ms,bytes,model_ld_sectors_per_req,profile_range\n"
+        "mapped,,1024,0.1,3072,4,mapped#0|\n"
+        "mapped,,4096,0.1,12288,5,mapped#2|\n", markdown=True)
+    if run.returncode != 0:
+        print(f"FAIL: profile_table.py exited {run.returncode}")
+        return 1
+    head = [h.strip() for h in lines[0]]
+    rows = [[c.strip() for c in l] for l in lines[2:]]
+    missing = [c for c in ("params", "size", "ld sect/req", "model") if c not in head]
+    if missing:
+        print(f"FAIL: columns {missing} missing from {head}")
+        return 1
+    got = [(r[head.index("params")], r[head.index("size")], r[head.index("ld sect/req")], r[head.index("model")])
+           for r in rows]
+    want = [("", "1024", "4", "4"), ("baseline device size=1024", "-", "4", "-"), ("", "4096", "5", "5")]
+    if got != want:
+        print(f"FAIL: rows joined by range: {got}, expected {want}")
+        return 1
+    print("ok: each row joined with the range it names; the baseline shown with its label and no model")
+    return no_kernel()
+
+
+def no_kernel():
+    """A demo that times no kernel (a facts demo): one line that says so, and a failed exit."""
+    run, _ = profile_table("==PROF== Connected to process 1 (build/bin/global_variable)\n"
+                           "==PROF== Disconnected from process 1\n==WARNING== No kernels were profiled.\n",
+                           "variant,params,median_ms\n")
+    if run.returncode == 0 or "times no kernel" not in run.stderr:
+        print(f"FAIL: a run with no profiled kernel: exit {run.returncode}, {run.stderr.strip()!r}")
+        return 1
+    print("ok: a demo without kernels is named as such")
     return 0
 
 
