@@ -7,7 +7,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
+
+#include "common/access_model.hpp"
 
 namespace cml::ch01 {
 
@@ -66,6 +69,33 @@ inline std::vector<float> stencil_1d_reference(const std::vector<float>& in, con
     out[i] = sum;
   }
   return out;
+}
+
+// The kernel's global loads over one interior tile of `block` outputs, as Nsight Compute counts them (every
+// tile but the array's first and last looks the same): each warp's load of its 32 inputs, the two halo loads
+// of kStencilRadius lanes each in the first warp (one sector apiece), and, when the coefficients come from a
+// global table, one load per tap and warp. The halo and coefficient loads are why a profile of this kernel
+// does not show the 4 sectors per request of its input loads alone.
+inline model::GlobalAccess stencil_tile_loads(int block, bool coeffs_in_global, RowPick pick) {
+  using Lane = std::optional<std::uint64_t>;
+  const std::uint64_t base = static_cast<std::uint64_t>(block);  // the second tile, whose left halo is in the array
+  const std::uint64_t warps = static_cast<std::uint64_t>(block) / 32;
+  model::GlobalAccess a = model::global_pattern(warps, 4, [&](std::uint64_t w, unsigned l) -> Lane {
+    return (base + w * 32 + l) * 4;
+  });
+  for (const std::uint64_t first : {base - kStencilRadius, base + static_cast<std::uint64_t>(block)}) {
+    a += model::global_pattern(1, 4, [&](std::uint64_t, unsigned l) -> Lane {
+      if (l >= static_cast<unsigned>(kStencilRadius)) return std::nullopt;
+      return (first + l) * 4;
+    });
+  }
+  if (coeffs_in_global)
+    for (int k = 0; k < kStencilTaps; ++k)
+      a += model::global_pattern(warps, 4, [&](std::uint64_t w, unsigned l) -> Lane {
+        const auto row = static_cast<std::uint64_t>(stencil_row(pick, base + w * 32 + l));
+        return (row * kStencilTaps + static_cast<std::uint64_t>(k)) * 4;
+      });
+  return a;
 }
 
 }  // namespace cml::ch01
