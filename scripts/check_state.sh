@@ -14,7 +14,8 @@ ok=1
 for pass in 1 2; do
   log "ctest --schedule-random, pass $pass"
   (cd "$build" && ctest --schedule-random --timeout 600 "$@" >"$build/state_ctest_$pass.log" 2>&1) || ok=0
-  tail -n 3 "$build/state_ctest_$pass.log"
+  # The summary line and any failures (ctest ends with the skipped list, which would hide them).
+  grep -E 'tests passed|\*\*\*(Failed|Timeout|Exception)|\((Failed|Timeout)\)$' "$build/state_ctest_$pass.log" || true
 done
 after=$("$probe")
 echo "state before:"; echo "$before" | sed 's/^/  /'
