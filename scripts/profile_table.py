@@ -54,21 +54,19 @@ def read_ncu(path):
 RANGE = re.compile(r"([A-Za-z0-9_]+#\d+\|[^:\"]*)")
 
 
-def range_of(kernel):
-    """The harness's NVTX range "variant#k|params": ncu reports it in its NVTX push/pop column (and, with
-    --print-nvtx-rename kernel, in the kernel name on some pages)."""
-    for col, val in kernel.items():
-        if "Push/Pop_Range" in col or col == "Kernel Name":
-            m = RANGE.search(val or "")
-            if m:
-                return m.group(1)
-    return None
-
-
 def range_key(name):
     """A range name as ncu reports it: the label ends at the first ':' or '"'."""
     m = RANGE.search(name or "")
     return m.group(1) if m else None
+
+
+def range_of(kernel):
+    """The harness's NVTX range "variant#k|params": ncu reports it in its NVTX push/pop column (and, with
+    --print-nvtx-rename kernel, in the kernel name on some pages)."""
+    for col, val in kernel.items():
+        if ("Push/Pop_Range" in col or col == "Kernel Name") and range_key(val):
+            return range_key(val)
+    return None
 
 
 def read_demo(path):

@@ -44,15 +44,14 @@ def num(v):
 
 
 def fmt_cell(v):
-    x = num(v)
-    if x is None:
-        try:
-            f = float(v)
-        except (TypeError, ValueError):
-            return str(v) if v not in (None, "") else ""
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return str(v) if v not in (None, "") else ""
+    if not math.isfinite(x):
         # As the demo's own table prints it: NaN is a value the row does not have (a ratio whose baseline did
         # not run, a read-back that does not apply).
-        return "-" if math.isnan(f) else ("inf" if f > 0 else "-inf")
+        return "-" if math.isnan(x) else ("inf" if x > 0 else "-inf")
     if x == 0:
         return "0"
     a = abs(x)

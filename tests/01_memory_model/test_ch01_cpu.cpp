@@ -206,7 +206,7 @@ TEST(StencilReference, CentreTapIsIdentityAndBordersReadZero) {
 
 // Counted by hand for a 256-thread tile: 8 input loads of 4 sectors, 2 halo loads of 1 sector; with a global
 // coefficient table 72 more loads (9 taps x 8 warps) of 1 sector (one set per warp) or 32 (a set per lane,
-// 36 bytes apart: every lane in its own sector). Nsight Compute on an H200 reads 3.40, 1.29 and 28.5.
+// 36 bytes apart: every lane in its own sector). scripts/profile.sh constant_memory prints these beside ncu's.
 TEST(StencilModel, KernelLoadsAsTheProfilerCountsThem) {
   const auto constant = stencil_tile_loads(256, false, RowPick::fixed);
   EXPECT_EQ(constant.requests, 10u);
