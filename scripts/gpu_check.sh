@@ -10,7 +10,7 @@
 #   scripts/gpu_check.sh [--logs DIR] [--build-dir DIR] [--no-build] [--no-claims | --claims-run DIR]
 set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
-cd "$CML_ROOT"
+cd "$CML_ROOT" || exit 2
 build=build
 logs=""
 claims=1

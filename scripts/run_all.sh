@@ -16,7 +16,7 @@
 # Keeps going past a failed demo; lists failures at the end and exits 1 if there were any.
 set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
-cd "$CML_ROOT"
+cd "$CML_ROOT" || exit 2
 quick=()
 only=""
 out=""

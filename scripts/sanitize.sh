@@ -4,8 +4,8 @@
 #   scripts/sanitize.sh [--tools memcheck,racecheck,initcheck,synccheck] [--targets demos|tests|all]
 #                       [--only REGEX] [--jobs N] [--shards K] [--timeout SECONDS] [--build DIR] [--logs DIR]
 # --jobs runs N sanitizer processes at once (default: half the cores, at most 8); each test binary is split
-# into K GoogleTest shards (default: 8) that count as one target in the table. Exit status: 0 when every
-# run reports 0 findings, 1 otherwise.
+# into K GoogleTest shards (default: 8; never more than it has tests) that count as one target in the
+# table. Exit status: 0 when every run reports 0 findings, 1 otherwise.
 set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
 tools=memcheck,racecheck,initcheck,synccheck
@@ -77,8 +77,8 @@ run_one() {
   local tool=$1 cmd=$2 log_file=$3 shard=$4 gpu=$5 extra=() env_args=()
   [ "$tool" = racecheck ] && extra=(--racecheck-report all)
   # CML_SANITIZER_SWEEP: the tests skip their largest sizes and walk boundary shapes only (common/testing.hpp).
-  if [ "$shard" != - ]; then
-    env_args+=(GTEST_TOTAL_SHARDS="$shards" GTEST_SHARD_INDEX="$shard" CML_SANITIZER_SWEEP=1)
+  if [ "$shard" != - ]; then   # "index/total"
+    env_args+=(GTEST_TOTAL_SHARDS="${shard#*/}" GTEST_SHARD_INDEX="${shard%/*}" CML_SANITIZER_SWEEP=1)
   fi
   [ "$gpu" != - ] && env_args+=(CUDA_VISIBLE_DEVICES="$gpu")
   # shellcheck disable=SC2086
@@ -107,14 +107,17 @@ for tool in "${tool_list[@]}"; do
   for t in "${targets_list[@]}"; do
     label=${t%%|*}; cmd=${t#*|}
     if [[ $label == *_gpu_tests ]]; then
-      for ((s = 0; s < shards; ++s)); do units+=("$tool|$label|$s|$cmd"); done
+      # No more shards than tests: an empty shard never calls CUDA, and compute-sanitizer fails such a run.
+      n=$(CML_SANITIZER_SWEEP=1 "$cmd" --gtest_list_tests 2>/dev/null | grep -c '^  ')
+      k=$(( n >= 1 && n < shards ? n : shards ))
+      for ((s = 0; s < k; ++s)); do units+=("$tool|$label|$s/$k|$cmd"); done
     else
       units+=("$tool|$label|-|$cmd")
     fi
   done
 done
 
-log_of() { local tool=$1 label=$2 shard=$3; [ "$shard" = - ] && echo "$logs/$tool/$label.log" || echo "$logs/$tool/$label.shard$shard.log"; }
+log_of() { local tool=$1 label=$2 shard=$3; [ "$shard" = - ] && echo "$logs/$tool/$label.log" || echo "$logs/$tool/$label.shard${shard%/*}.log"; }
 
 serial=() parallel=()
 for u in "${units[@]}"; do
@@ -128,7 +131,7 @@ start=$(date +%s)
 (
   for u in "${serial[@]}"; do
     IFS='|' read -r tool label shard cmd <<<"$u"
-    run_one "$tool" "$cmd" "$(log_of "$tool" "$label" "$shard")" "$shard" $([ "$gpu_count" -gt 1 ] && echo 0 || echo -)
+    run_one "$tool" "$cmd" "$(log_of "$tool" "$label" "$shard")" "$shard" "$([ "$gpu_count" -gt 1 ] && echo 0 || echo -)"
   done
 ) &
 lanes=1
@@ -173,15 +176,17 @@ for tool in "${tool_list[@]}"; do
   done
 done
 
+width=32
+for t in "${targets_list[@]}"; do label=${t%%|*}; [ ${#label} -lt $width ] || width=$(( ${#label} + 1 )); done
 echo
-printf '%-32s' "target"
+printf '%-*s' $width "target"
 for tool in "${tool_list[@]}"; do printf ' %-18s' "$tool"; done
 echo
 for t in "${targets_list[@]}"; do
   label=${t%%|*}
-  printf '%-32s' "$label"
+  printf '%-*s' $width "$label"
   for tool in "${tool_list[@]}"; do printf ' %-18s' "${result["$tool|$label"]}"; done
   echo
 done
-echo "(findings per tool; test binaries in $shards shards, summed; logs in $logs)"
+echo "(findings per tool; test binaries in up to $shards shards, summed; logs in $logs)"
 exit $bad
