@@ -35,17 +35,21 @@ run_ctest=1
 gpu=0
 while [ $# -gt 0 ]; do
   case $1 in
-    --version) versions=$2; shift 2 ;;
-    --archs) archs=$2; shift 2 ;;
-    --jobs) jobs=$2; shift 2 ;;
+    --version) need_value "$@"; versions=$2; shift 2 ;;
+    --archs) need_value "$@"; archs=$2; shift 2 ;;
+    --jobs) need_value "$@"; jobs=$2; shift 2 ;;
     --no-ctest) run_ctest=0; shift ;;
     --gpu) gpu=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown argument '$1' (try --help)" ;;
+    *) usage_error "unknown argument '$1' (try --help)" ;;
   esac
 done
 [ "$versions" = all ] && versions="12.4 12.9"
-[ $gpu -eq 1 ] && [ $run_ctest -eq 0 ] && die "--gpu runs the tests: it cannot go with --no-ctest"
+for v in $versions; do
+  case $v in 12.4|12.9) ;; *) usage_error "--version: 12.4 or 12.9 (or all), not '$v'" ;; esac
+done
+need_count --jobs "$jobs"
+[ $gpu -eq 1 ] && [ $run_ctest -eq 0 ] && usage_error "--gpu runs the tests: it cannot go with --no-ctest"
 
 # The wheel versions: runtime and CCCL of the same toolkit release.
 wheels_for() {

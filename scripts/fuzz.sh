@@ -7,11 +7,12 @@ seconds=600
 build="$CML_ROOT/build"
 while [ $# -gt 0 ]; do
   case $1 in
-    --seconds) seconds=$2; shift 2 ;;
-    --build) build=$2; shift 2 ;;
-    *) die "unknown option $1" ;;
+    --seconds) need_value "$@"; seconds=$2; shift 2 ;;
+    --build) need_value "$@"; build=$2; shift 2 ;;
+    *) usage_error "unknown option $1" ;;
   esac
 done
+need_count --seconds "$seconds"
 fuzzer="$build/fuzz/fuzz_cli"
 [ -x "$fuzzer" ] || die "$fuzzer not built (needs clang++; build the project first)"
 corpus=$(mktemp -d)

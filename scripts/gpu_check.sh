@@ -19,13 +19,13 @@ claims_run=""
 no_build=0
 while [ $# -gt 0 ]; do
   case $1 in
-    --logs) logs=$2; shift 2 ;;
-    --build-dir) build=$2; shift 2 ;;
+    --logs) need_value "$@"; logs=$2; shift 2 ;;
+    --build-dir) need_value "$@"; build=$2; shift 2 ;;
     --no-claims) claims=0; shift ;;
     --no-build) no_build=1; shift ;;
-    --claims-run) claims_run=$2; shift 2 ;;
+    --claims-run) need_value "$@"; claims_run=$2; shift 2 ;;
     -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
-    *) die "unknown option $1 (see --help)" ;;
+    *) usage_error "unknown option $1 (see --help)" ;;
   esac
 done
 logs=${logs:-$CML_ROOT/$build/gpu_check}

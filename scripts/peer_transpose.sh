@@ -20,18 +20,18 @@ build_dir=build
 out=""
 while [ $# -gt 0 ]; do
   case $1 in
-    --rounds) rounds=$2; shift 2 ;;
-    --build-dir) build_dir=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
+    --rounds) need_value "$@"; rounds=$2; shift 2 ;;
+    --build-dir) need_value "$@"; build_dir=$2; shift 2 ;;
+    --out) need_value "$@"; out=$2; shift 2 ;;
     -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
-    -*) die "unknown option $1 (see --help)" ;;
+    -*) usage_error "unknown option $1 (see --help)" ;;
     *) [ -z "$peer" ] || die "one PEER_DIR only"; peer=$1; shift ;;
   esac
 done
-[ -n "$peer" ] || die "usage: peer_transpose.sh PEER_DIR [--rounds N] [--build-dir DIR] [--out DIR]"
+[ -n "$peer" ] || usage_error "usage: peer_transpose.sh PEER_DIR [--rounds N] [--build-dir DIR] [--out DIR]"
 src=$peer/transpose_swizzle_batched.cu
 [ -f "$src" ] || die "$src not found: PEER_DIR is a checkout of simveit/effective_transpose"
-[[ $rounds =~ ^[1-9][0-9]?$ ]] || die "--rounds takes 1 to 99, got '$rounds'"
+[[ $rounds =~ ^[1-9][0-9]?$ ]] || usage_error "--rounds takes 1 to 99, got '$rounds'"
 demo=$build_dir/bin/transpose_shared
 [ -x "$demo" ] || die "$demo missing: build first (cmake --preset release && cmake --build build)"
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 2>/dev/null | head -n 1 || true)

@@ -8,7 +8,7 @@
 # launch, the L2 flushes or the copy ceiling). ncu always runs with --clock-control none.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
-[ $# -ge 1 ] || die "usage: scripts/profile.sh <demo> [--variant NAME] [demo args]"
+[ $# -ge 1 ] || usage_error "usage: scripts/profile.sh <demo> [--variant NAME] [demo args]"
 demo=$1; shift
 build=${CML_BUILD:-$CML_ROOT/build}
 exe="$build/bin/$demo"

@@ -13,15 +13,15 @@ set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$CML_ROOT"
 run=${1:-}
-[ -n "$run" ] && [ -d "$run" ] || die "usage: promote_reference.sh RUN_DIR [--build-dir DIR]"
+[ -n "$run" ] && [ -d "$run" ] || usage_error "usage: promote_reference.sh RUN_DIR [--build-dir DIR]"
 build_dir=build
 readmes=--readmes
 shift
 while [ $# -gt 0 ]; do
   case $1 in
-    --build-dir) build_dir=$2; shift 2 ;;
+    --build-dir) need_value "$@"; build_dir=$2; shift 2 ;;
     --no-readmes) readmes=""; shift ;;
-    *) die "unknown option $1" ;;
+    *) usage_error "unknown option $1" ;;
   esac
 done
 [ -f "$run/status.txt" ] && [ -f "$run/provenance.json" ] || die "$run is not a finished run (status.txt, provenance.json)"

@@ -29,19 +29,19 @@ cmdline="scripts/run_all.sh $*"
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=(--quick); shift ;;
-    --only) only=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
+    --only) need_value "$@"; only=$2; shift 2 ;;
+    --out) need_value "$@"; out=$2; shift 2 ;;
     --no-report) report=0; shift ;;
     --strict) strict=1; shift ;;
     --reference) reference=1; shift ;;
     --skip-build) skip_build=1; shift ;;
-    --build-dir) build_dir=$2; shift 2 ;;
+    --build-dir) need_value "$@"; build_dir=$2; shift 2 ;;
     -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
-    *) die "unknown option $1 (see --help)" ;;
+    *) usage_error "unknown option $1 (see --help)" ;;
   esac
 done
 if [ $reference -eq 1 ] && { [ ${#quick[@]} -gt 0 ] || [ -n "$only" ]; }; then
-  die "--reference needs the full run at default sizes (no --quick, no --only)"
+  usage_error "--reference needs the full run at default sizes (no --quick, no --only)"
 fi
 
 wall_start=$(date +%s)
@@ -68,7 +68,7 @@ slug=$(printf '%s' "$gpu" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/
 stamp=$(date +%Y%m%d-%H%M%S)
 out=${out:-runs/$slug-$stamp}
 case "$(cd "$(dirname "$out")" 2>/dev/null && pwd)/" in
-  "$CML_ROOT/results/"*) die "--out must not be inside results/: reference sets change only through --reference" ;;
+  "$CML_ROOT/results/"*) usage_error "--out must not be inside results/: reference sets change only through --reference" ;;
 esac
 mkdir -p "$out/logs" || die "cannot create $out"
 cp "$build_dir/demos.txt" "$out/demos.txt"
@@ -92,7 +92,7 @@ if [ -n "$only" ]; then
     IFS='|' read -r _ label _ <<<"$r"
     [[ $label =~ $only ]] && filtered+=("$r")
   done
-  [ ${#filtered[@]} -gt 0 ] || die "--only '$only' matches no demo (labels are listed in $build_dir/demos.txt)"
+  [ ${#filtered[@]} -gt 0 ] || usage_error "--only '$only' matches no demo (labels are listed in $build_dir/demos.txt)"
   runs=("${filtered[@]}")
 fi
 

@@ -19,21 +19,26 @@ build="$CML_ROOT/build"
 logs=""
 while [ $# -gt 0 ]; do
   case $1 in
-    --tools) tools=$2; shift 2 ;;
-    --targets) targets=$2; shift 2 ;;
-    --only) only=$2; shift 2 ;;
-    --jobs) jobs=$2; shift 2 ;;
-    --shards) shards=$2; shift 2 ;;
-    --timeout) per_run=$2; shift 2 ;;
-    --build) build=$2; shift 2 ;;
-    --logs) logs=$2; shift 2 ;;
+    --tools) need_value "$@"; tools=$2; shift 2 ;;
+    --targets) need_value "$@"; targets=$2; shift 2 ;;
+    --only) need_value "$@"; only=$2; shift 2 ;;
+    --jobs) need_value "$@"; jobs=$2; shift 2 ;;
+    --shards) need_value "$@"; shards=$2; shift 2 ;;
+    --timeout) need_value "$@"; per_run=$2; shift 2 ;;
+    --build) need_value "$@"; build=$2; shift 2 ;;
+    --logs) need_value "$@"; logs=$2; shift 2 ;;
     -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
-    *) die "unknown option $1" ;;
+    *) usage_error "unknown option $1" ;;
   esac
 done
-[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a positive integer"
-[[ $shards =~ ^[1-9][0-9]*$ ]] || die "--shards needs a positive integer"
-case $targets in demos|tests|all) ;; *) die "--targets must be demos, tests or all" ;; esac
+need_count --jobs "$jobs"
+need_count --shards "$shards"
+need_count --timeout "$per_run"
+case $targets in demos|tests|all) ;; *) usage_error "--targets must be demos, tests or all" ;; esac
+IFS=, read -r -a tool_list <<<"$tools"
+for tool in "${tool_list[@]}"; do
+  case $tool in memcheck|racecheck|initcheck|synccheck) ;; *) usage_error "unknown tool '$tool'" ;; esac
+done
 logs=${logs:-$build/sanitize}
 command -v compute-sanitizer >/dev/null || die "compute-sanitizer not found (CUDA Toolkit bin/ on PATH?)"
 [ -f "$build/demos.txt" ] || die "$build/demos.txt missing: build first"
@@ -66,9 +71,7 @@ if [ -n "$only" ]; then
   targets_list=("${kept[@]}")
 fi
 [ ${#targets_list[@]} -gt 0 ] || die "no targets selected"
-IFS=, read -r -a tool_list <<<"$tools"
 for tool in "${tool_list[@]}"; do
-  case $tool in memcheck|racecheck|initcheck|synccheck) ;; *) die "unknown tool $tool" ;; esac
   rm -rf "${logs:?}/$tool"; mkdir -p "$logs/$tool"
 done
 

@@ -4,6 +4,12 @@ CML_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# A caller's mistake on the command line: one line, exit 2 (a failure of the work itself exits 1).
+usage_error() { printf 'error: %s\n' "$*" >&2; exit 2; }
+# need_value "$@" in an option parser: the option in $1 must be followed by a value.
+need_value() { [ $# -ge 2 ] || usage_error "$1 needs a value (see --help)"; }
+# need_count NAME VALUE: VALUE must be a positive integer.
+need_count() { [[ $2 =~ ^[1-9][0-9]*$ ]] || usage_error "$1 needs a positive integer, not '$2'"; }
 
 # How many tests a ctest log lists as skipped (exit 77: no GPU, or a waived feature); 0 when none.
 ctest_skipped() { sed -n '/did not run/,/^$/p' "$1" 2>/dev/null | grep -c '(Skipped)' || true; }

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The scripts answer a mistake on their command line as the demos do: exit 2 and one line on stderr,
+# before they build, install or touch a GPU. Runs anywhere (no GPU needed).
+# Usage: scripts_cli.sh <source root>
+set -u
+cd "$1" || exit 1
+pass=0 fail=0
+expect_usage_error() {
+  local err rc
+  err=$(bash "$@" 2>&1 >/dev/null </dev/null)
+  rc=$?
+  if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ $err == error:* ]]; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    printf 'FAIL: %s -> exit %d, stderr:\n%s\n' "$*" "$rc" "$err"
+  fi
+}
+expect_usage_error scripts/gpu_check.sh --bogus
+expect_usage_error scripts/gpu_check.sh --logs
+expect_usage_error scripts/run_all.sh --bogus
+expect_usage_error scripts/run_all.sh --out
+expect_usage_error scripts/run_all.sh --reference --quick
+expect_usage_error scripts/sanitize.sh --bogus
+expect_usage_error scripts/sanitize.sh --jobs
+expect_usage_error scripts/sanitize.sh --jobs 0
+expect_usage_error scripts/sanitize.sh --timeout 10s
+expect_usage_error scripts/sanitize.sh --targets everything
+expect_usage_error scripts/sanitize.sh --tools memcheck,leakcheck
+expect_usage_error scripts/fuzz.sh --bogus
+expect_usage_error scripts/fuzz.sh --seconds -1
+expect_usage_error scripts/peer_transpose.sh
+expect_usage_error scripts/peer_transpose.sh --bogus
+expect_usage_error scripts/promote_reference.sh
+expect_usage_error scripts/ci_cuda12.sh --bogus
+expect_usage_error scripts/ci_cuda12.sh --version 11.8
+expect_usage_error scripts/ci_cuda12.sh --jobs x
+expect_usage_error scripts/ci_cuda12.sh --gpu --no-ctest
+expect_usage_error scripts/check_state.sh --build
+expect_usage_error scripts/profile.sh
+expect_usage_error scripts/timeline.sh --nsys
+echo "scripts' bad input: $pass passed, $fail failed"
+[ $fail -eq 0 ]
