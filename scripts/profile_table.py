@@ -9,6 +9,7 @@ label and no model. Several kernels inside one range (a two-pass reduction, say)
 import argparse
 import csv
 import io
+import os
 import re
 import sys
 from collections import OrderedDict
@@ -93,6 +94,9 @@ def main():
     ap.add_argument("--demo", required=True)
     ap.add_argument("--markdown", help="also write the table as Markdown here")
     a = ap.parse_args()
+    for path in (a.ncu, a.demo):
+        if not os.path.isfile(path):
+            ap.error(f"{path} is not a file")
 
     kernels = read_ncu(a.ncu)
     demo_rows = [r for r in read_demo(a.demo) if r.get("median_ms")]

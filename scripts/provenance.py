@@ -73,6 +73,8 @@ def main():
     ap.add_argument("--wall-s", type=float, default=None)
     ap.add_argument("--build-dir", default="build")
     a = ap.parse_args()
+    if not os.path.isdir(a.run_dir):
+        ap.error(f"{a.run_dir} is not a directory")
     now = datetime.datetime.now().astimezone()
     runtime, driver = runtime_of(a.run_dir)
     g = gpus()

@@ -437,7 +437,7 @@ def main():
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     a = ap.parse_args()
     if not os.path.isdir(a.results):
-        sys.exit(f"report: {a.results} is not a directory")
+        ap.error(f"{a.results} is not a directory")
     runs, chapter_of = load(a.results)
     if not runs:
         sys.exit(f"report: no CSV files in {a.results}")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The scripts answer a mistake on their command line as the demos do: exit 2 and one line on stderr,
-# before they build, install or touch a GPU. Runs anywhere (no GPU needed).
+# before they build, install or touch a GPU; the Python helpers as argparse does. Runs anywhere (no GPU).
 # Usage: scripts_cli.sh <source root>
 set -u
 cd "$1" || exit 1
@@ -39,5 +39,24 @@ expect_usage_error scripts/ci_cuda12.sh --gpu --no-ctest
 expect_usage_error scripts/check_state.sh --build
 expect_usage_error scripts/profile.sh
 expect_usage_error scripts/timeline.sh --nsys
+# The Python helpers keep argparse's answer (exit 2, a usage line, then "<tool>: error: ..."), never a traceback.
+expect_argparse_error() {
+  local err rc
+  err=$(python3 "$@" 2>&1 >/dev/null </dev/null)
+  rc=$?
+  if [ $rc -eq 2 ] && [[ $(printf '%s\n' "$err" | tail -n 1) == *": error: "* ]] && [[ $err != *Traceback* ]]; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    printf 'FAIL: python3 %s -> exit %d, stderr:\n%s\n' "$*" "$rc" "$err"
+  fi
+}
+if command -v python3 >/dev/null; then
+  expect_argparse_error scripts/profile_table.py --ncu /nonexistent.csv --demo /nonexistent.csv
+  expect_argparse_error scripts/provenance.py /nonexistent
+  expect_argparse_error scripts/check_docs.py --bogus
+  # report.py draws with matplotlib, which the report tests need anyway.
+  python3 -c 'import matplotlib' 2>/dev/null && expect_argparse_error scripts/report.py /nonexistent
+fi
 echo "scripts' bad input: $pass passed, $fail failed"
 [ $fail -eq 0 ]
