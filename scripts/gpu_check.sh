@@ -82,8 +82,7 @@ echo "memcheck:   $status_memcheck   (demos --quick; log: $logs/memcheck.log)"
 grep -vE '^(memcheck) ' "$logs/memcheck.log" 2>/dev/null | grep -vE ' 0 *$|^target|^\(|^$' | head -n 20
 echo "claims:     $status_claims   (every demo at its defaults, --strict${claims_run:+, judged on $claims_run}; log: $logs/claims.log)"
 sed -n '/^====* summary/,$p' "$logs/claims.log" 2>/dev/null | sed 's/^/            /' | head -n 40
-ok_so_far=0
-[ $status_configure = ok ] && [ $status_build = ok ] && [ $status_ctest = ok ] && ok_so_far=1
-[ "$status_claims" = FAIL ] && ok_so_far=0
-[ $ok_so_far -eq 1 ] && [ $has_gpu -eq 0 ] && exit 77
-[ $ok_so_far -eq 1 ] && [ "$status_memcheck" = ok ]
+[ $status_configure = ok ] && [ $status_build = ok ] && [ $status_ctest = ok ] && [ "$status_claims" != FAIL ] \
+  || exit 1
+[ $has_gpu -eq 1 ] || exit 77
+[ "$status_memcheck" = ok ]

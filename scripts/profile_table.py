@@ -65,8 +65,8 @@ def range_of(kernel):
     """The harness's NVTX range "variant#k|params": ncu reports it in its NVTX push/pop column (and, with
     --print-nvtx-rename kernel, in the kernel name on some pages)."""
     for col, val in kernel.items():
-        if ("Push/Pop_Range" in col or col == "Kernel Name") and range_key(val):
-            return range_key(val)
+        if ("Push/Pop_Range" in col or col == "Kernel Name") and (key := range_key(val)):
+            return key
     return None
 
 

@@ -5,17 +5,28 @@
 set -u
 cd "$1" || exit 1
 pass=0 fail=0
-expect_usage_error() {
-  local err rc
-  err=$(bash "$@" 2>&1 >/dev/null </dev/null)
+# expect_error STYLE COMMAND...: exit 2 with stderr "error: ..." on one line (STYLE line), or ending in
+# argparse's "<tool>: error: ..." with no traceback (STYLE argparse).
+expect_error() {
+  local style=$1 err rc ok=0
+  shift
+  err=$("$@" 2>&1 >/dev/null </dev/null)
   rc=$?
-  if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ $err == error:* ]]; then
+  if [ $rc -eq 2 ]; then
+    case $style in
+      line) [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [[ $err == error:* ]] && ok=1 ;;
+      argparse) [[ $(printf '%s\n' "$err" | tail -n 1) == *": error: "* ]] && [[ $err != *Traceback* ]] && ok=1 ;;
+    esac
+  fi
+  if [ $ok -eq 1 ]; then
     pass=$((pass + 1))
   else
     fail=$((fail + 1))
     printf 'FAIL: %s -> exit %d, stderr:\n%s\n' "$*" "$rc" "$err"
   fi
 }
+expect_usage_error() { expect_error line bash "$@"; }
+expect_argparse_error() { expect_error argparse python3 "$@"; }
 expect_usage_error scripts/gpu_check.sh --bogus
 expect_usage_error scripts/gpu_check.sh --logs
 expect_usage_error scripts/run_all.sh --bogus
@@ -40,17 +51,6 @@ expect_usage_error scripts/check_state.sh --build
 expect_usage_error scripts/profile.sh
 expect_usage_error scripts/timeline.sh --nsys
 # The Python helpers keep argparse's answer (exit 2, a usage line, then "<tool>: error: ..."), never a traceback.
-expect_argparse_error() {
-  local err rc
-  err=$(python3 "$@" 2>&1 >/dev/null </dev/null)
-  rc=$?
-  if [ $rc -eq 2 ] && [[ $(printf '%s\n' "$err" | tail -n 1) == *": error: "* ]] && [[ $err != *Traceback* ]]; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    printf 'FAIL: python3 %s -> exit %d, stderr:\n%s\n' "$*" "$rc" "$err"
-  fi
-}
 if command -v python3 >/dev/null; then
   expect_argparse_error scripts/profile_table.py --ncu /nonexistent.csv --demo /nonexistent.csv
   expect_argparse_error scripts/provenance.py /nonexistent
