@@ -84,10 +84,11 @@ run_one() {
     env_args+=(GTEST_TOTAL_SHARDS="${shard#*/}" GTEST_SHARD_INDEX="${shard%/*}" CML_SANITIZER_SWEEP=1)
   fi
   [ "$gpu" != - ] && env_args+=(CUDA_VISIBLE_DEVICES="$gpu")
+  local t0=$SECONDS
   # shellcheck disable=SC2086
   env "${env_args[@]}" timeout "$per_run" compute-sanitizer --tool "$tool" "${extra[@]}" --print-limit 20 \
     $cmd >"$log_file" 2>&1
-  local rc=$? findings api announced
+  local rc=$? secs=$((SECONDS - t0)) findings api announced
   if [ "$tool" = racecheck ]; then
     # "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)": count errors and warnings.
     findings=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\1 \2/p' "$log_file" \
@@ -100,8 +101,8 @@ run_one() {
   announced=$(sed -n 's/.*expected CUDA API errors (deliberate): \([0-9]*\) failing call.*/\1/p' "$log_file" \
               | awk '{s += $1} END {print s + 0}')
   echo "${findings:--} $api $announced $rc" >"$log_file.res"
-  printf '%-10s %-40s findings %s, API errors %s (announced %s), exit %s\n' "$tool" \
-    "$(basename "$log_file" .log)" "${findings:--}" "$api" "$announced" "$rc"
+  printf '%-10s %-40s findings %s, API errors %s (announced %s), exit %s, %ss\n' "$tool" \
+    "$(basename "$log_file" .log)" "${findings:--}" "$api" "$announced" "$rc" "$secs"
 }
 
 # The work list: one unit per (tool, target, shard). Test binaries are sharded; demos are not.
