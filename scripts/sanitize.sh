@@ -75,7 +75,7 @@ for tool in "${tool_list[@]}"; do
   rm -rf "${logs:?}/$tool"; mkdir -p "$logs/$tool"
 done
 
-# One sanitizer run. Writes <log> and <log>.res: "findings api_errors announced rc".
+# One sanitizer run. Writes <log> and <log>.res: "findings api_errors announced rc seconds".
 run_one() {
   local tool=$1 cmd=$2 log_file=$3 shard=$4 gpu=$5 extra=() env_args=()
   [ "$tool" = racecheck ] && extra=(--racecheck-report all)
@@ -100,7 +100,7 @@ run_one() {
   api=$(grep -c 'Program hit' "$log_file")
   announced=$(sed -n 's/.*expected CUDA API errors (deliberate): \([0-9]*\) failing call.*/\1/p' "$log_file" \
               | awk '{s += $1} END {print s + 0}')
-  echo "${findings:--} $api $announced $rc" >"$log_file.res"
+  echo "${findings:--} $api $announced $rc $secs" >"$log_file.res"
   printf '%-10s %-40s findings %s, API errors %s (announced %s), exit %s, %ss\n' "$tool" \
     "$(basename "$log_file" .log)" "${findings:--}" "$api" "$announced" "$rc" "$secs"
 }
@@ -154,13 +154,15 @@ log "sanitizer runs done in $(( $(date +%s) - start ))s"
 # One cell per (tool, target): shards add up; any timeout or failure shows.
 declare -A result
 bad=0
+slowest=0 slowest_run=""
 for tool in "${tool_list[@]}"; do
   for t in "${targets_list[@]}"; do
     label=${t%%|*}
     findings=0 api=0 announced=0 rc=0 timeouts=0 unknown=0 all_waived=1
     for res in "$logs/$tool/$label".log.res "$logs/$tool/$label".shard*.log.res; do
       [ -f "$res" ] || continue
-      read -r f a n r <"$res"
+      read -r f a n r secs <"$res"
+      if [ "${secs:-0}" -gt "$slowest" ]; then slowest=$secs slowest_run="$tool ${res#"$logs/$tool/"}"; fi
       if [ "$f" = - ]; then unknown=1; else findings=$((findings + f)); fi
       api=$((api + a)); announced=$((announced + n))
       [ "$r" -eq 124 ] && timeouts=1
@@ -193,4 +195,6 @@ for t in "${targets_list[@]}"; do
   echo
 done
 echo "(findings per tool; test binaries in up to $shards shards, summed; logs in $logs)"
+# A learner who raises --jobs or runs on a slower host sees how close the longest run came to --timeout.
+echo "slowest run: ${slowest_run%.log.res} ${slowest}s of the ${per_run}s timeout"
 exit $bad
