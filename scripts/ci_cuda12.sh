@@ -45,20 +45,18 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ "$versions" = all ] && versions="12.4 12.9"
-for v in $versions; do
-  case $v in 12.4|12.9) ;; *) usage_error "--version: 12.4 or 12.9 (or all), not '$v'" ;; esac
-done
-need_count --jobs "$jobs"
-[ $gpu -eq 1 ] && [ $run_ctest -eq 0 ] && usage_error "--gpu runs the tests: it cannot go with --no-ctest"
 
 # The wheel versions: runtime and CCCL of the same toolkit release.
 wheels_for() {
   case $1 in
     12.4) echo "nvidia-cuda-runtime-cu12==12.4.127 nvidia-cuda-cccl-cu12==12.4.127.post1" ;;
     12.9) echo "nvidia-cuda-runtime-cu12==12.9.79 nvidia-cuda-cccl-cu12==12.9.27" ;;
-    *) die "--version: 12.4 or 12.9 (or all), not '$1'" ;;
+    *) usage_error "--version: 12.4 or 12.9 (or all), not '$1'" ;;
   esac
 }
+for v in $versions; do wheels_for "$v" >/dev/null; done   # an unknown version stops here, exit 2
+need_count --jobs "$jobs"
+[ $gpu -eq 1 ] && [ $run_ctest -eq 0 ] && usage_error "--gpu runs the tests: it cannot go with --no-ctest"
 
 ensure_build_deps
 command -v readelf >/dev/null || die "readelf not found (binutils)"

@@ -38,7 +38,7 @@ status_configure=FAIL status_build=FAIL status_ctest=FAIL status_memcheck=FAIL s
 # Without a GPU, ctest still builds and runs the CPU tests (the GPU tests skip); the sanitizer and the
 # claims have nothing to run on, and the check ends with 77 (skipped), neither passed nor failed.
 has_gpu=1
-[ -n "$(nvidia-smi -L 2>/dev/null | grep '^GPU ')" ] || has_gpu=0
+[ "$(visible_gpus)" -ge 1 ] || has_gpu=0
 if [ $has_gpu -eq 0 ]; then
   status_memcheck="skipped (no GPU visible)"
   [ $claims -eq 1 ] && [ -z "$claims_run" ] && status_claims="skipped (no GPU visible)"

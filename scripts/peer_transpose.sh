@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     --out) need_value "$@"; out=$2; shift 2 ;;
     -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     -*) usage_error "unknown option $1 (see --help)" ;;
-    *) [ -z "$peer" ] || die "one PEER_DIR only"; peer=$1; shift ;;
+    *) [ -z "$peer" ] || usage_error "one PEER_DIR only"; peer=$1; shift ;;
   esac
 done
 [ -n "$peer" ] || usage_error "usage: peer_transpose.sh PEER_DIR [--rounds N] [--build-dir DIR] [--out DIR]"

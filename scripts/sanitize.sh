@@ -48,8 +48,8 @@ command -v compute-sanitizer >/dev/null || die "compute-sanitizer not found (CUD
 serial_re='^(l2_|memory_hierarchy)'
 # Targets that need every GPU visible (peer access); all others are spread over the GPUs one per run.
 all_gpus_re='^(peer_to_peer|transfers_gpu_tests)'
-gpu_count=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
-[ "${gpu_count:-0}" -ge 1 ] || gpu_count=1
+gpu_count=$(visible_gpus)
+[ "$gpu_count" -ge 1 ] || gpu_count=1
 [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && gpu_count=1   # the caller chose the devices
 
 targets_list=()   # "label|command"

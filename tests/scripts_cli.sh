@@ -42,6 +42,7 @@ expect_usage_error scripts/fuzz.sh --bogus
 expect_usage_error scripts/fuzz.sh --seconds -1
 expect_usage_error scripts/peer_transpose.sh
 expect_usage_error scripts/peer_transpose.sh --bogus
+expect_usage_error scripts/peer_transpose.sh one_dir another_dir
 expect_usage_error scripts/promote_reference.sh
 expect_usage_error scripts/ci_cuda12.sh --bogus
 expect_usage_error scripts/ci_cuda12.sh --version 11.8

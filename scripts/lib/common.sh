@@ -11,6 +11,9 @@ need_value() { [ $# -ge 2 ] || usage_error "$1 needs a value (see --help)"; }
 # need_count NAME VALUE: VALUE must be a positive integer.
 need_count() { [[ $2 =~ ^[1-9][0-9]*$ ]] || usage_error "$1 needs a positive integer, not '$2'"; }
 
+# How many GPUs nvidia-smi lists (0 without a driver or a GPU).
+visible_gpus() { nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true; }
+
 # How many tests a ctest log lists as skipped (exit 77: no GPU, or a waived feature); 0 when none.
 ctest_skipped() { sed -n '/did not run/,/^$/p' "$1" 2>/dev/null | grep -c '(Skipped)' || true; }
 
