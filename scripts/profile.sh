@@ -34,6 +34,14 @@ metrics=(
   dram__bytes_read.sum
   dram__bytes_write.sum
 )
+# The same wavefronts as ncu derives them from each instruction's addresses alone ("ideal"): beside the
+# hardware's counts they separate an access pattern's conflicts from passes lost to other warps. Asked for only
+# where this ncu and GPU know them.
+ideal=(smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st)
+known=$(ncu --query-metrics 2>/dev/null || true)
+for m in "${ideal[@]}"; do
+  grep -q "^$m " <<<"$known" && metrics+=("$m.sum")
+done
 list=$(IFS=,; echo "${metrics[*]}")
 rename=()
 ncu --help 2>/dev/null | grep -q -- '--print-nvtx-rename' && rename=(--print-nvtx-rename kernel)

@@ -3,7 +3,8 @@
 load/store instructions gets its efficiencies and sectors per request; a kernel that made no such request
 (its global traffic went through the TMA), or only a few bookkeeping ones next to its DRAM traffic, gets "-"
 there, not the number ncu prints after dividing by (nearly) zero. Rows are joined with the profiled range they
-name, so a baseline timed between a variant's rows takes no row's model; a demo that times no kernel is named as such."""
+name, so a baseline timed between a variant's rows takes no row's model; a demo that times no kernel is named as such;
+shared-memory wavefronts are shown beside ncu's ideal count and the model is judged against that ideal."""
 import os
 import subprocess
 import sys
@@ -135,6 +136,59 @@ def no_kernel():
         print(f"FAIL: a run with no profiled kernel: exit {run.returncode}, {run.stderr.strip()!r}")
         return 1
     print("ok: a demo without kernels is named as such")
+    return ideal_wavefronts()
+
+
+SHARED = ["smsp__inst_executed_op_shared_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+IDEAL = ["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+
+
+def ideal_wavefronts():
+    """Shared-memory wavefronts: the hardware's count (which includes passes lost to other warps) beside ncu's
+    count from each instruction's own addresses. The model is judged against the second where ncu gives it,
+    against the first where it does not, and the table says how far the hardware is beyond the ideal."""
+    demo = ("variant,params,median_ms,model_ld_wavefronts_per_req,profile_range\n"
+            "padded,n=1,0.1,1,padded#0|n=1\n"
+            "unpadded,n=1,0.1,32,unpadded#0|n=1\n")
+    # padded: 1000 requests, 1240 wavefronts counted, 1000 from the addresses alone; unpadded: a real conflict.
+    head = ",".join(f'"{c}"' for c in ["ID", "Kernel Name"] + SHARED)
+    body = '"0","padded#0|n=1","1000","1240"\n"1","unpadded#0|n=1","1000","32100"\n'
+    with_ideal = ",".join(f'"{c}"' for c in ["ID", "Kernel Name"] + SHARED + IDEAL)
+    body_ideal = '"0","padded#0|n=1","1000","1240","1000"\n"1","unpadded#0|n=1","1000","32100","32000"\n'
+    failures = []
+    for text, want_ideal, want_diff, want_extra in (
+            (with_ideal + "\n" + body_ideal, {"padded": "1", "unpadded": "32"}, {"padded": "0", "unpadded": "0"},
+             "up to 24.0%"),
+            (head + "\n" + body, None, {"padded": "24", "unpadded": "0.313"}, None)):
+        run, lines = profile_table(text, demo, markdown=True)
+        if run.returncode != 0:
+            print(f"FAIL: profile_table.py exited {run.returncode}")
+            return 1
+        heads = [h.strip() for h in lines[0]]
+        rows = {r[0].strip(): [c.strip() for c in r] for r in lines[2:]}
+        if ("ideal" in heads) != (want_ideal is not None):
+            failures.append(f"ideal column {'missing' if want_ideal else 'shown without ncu ideal counts'}: {heads}")
+            continue
+        ld = heads.index("smem ld wf/req")
+        for variant, meas in (("padded", "1.24"), ("unpadded", "32.1")):
+            got = rows[variant][ld]
+            if got != meas:
+                failures.append(f"{variant} smem ld wf/req {got} (expected {meas})")
+            if want_ideal and rows[variant][heads.index("ideal")] != want_ideal[variant]:
+                failures.append(f"{variant} ideal {rows[variant][heads.index('ideal')]} (expected {want_ideal[variant]})")
+            diff = heads.index("diff %", ld)
+            if rows[variant][diff] != want_diff[variant]:
+                failures.append(f"{variant} diff % {rows[variant][diff]} (expected {want_diff[variant]}, "
+                                f"{'against the ideal' if want_ideal else 'against the hardware count'})")
+        beyond = [l for l in run.stdout.splitlines() if "beyond ncu's ideal" in l]
+        if want_extra and not (beyond and want_extra in beyond[0]):
+            failures.append(f"no line with {want_extra!r} beyond the ideal: {beyond}")
+        if not want_extra and beyond:
+            failures.append(f"a line beyond the ideal without ideal counts: {beyond}")
+    if failures:
+        print("FAIL: " + "; ".join(failures))
+        return 1
+    print("ok: the model judged against ncu's ideal wavefronts where there are some, the excess named")
     return 0
 
 
