@@ -274,9 +274,11 @@ struct ItemSource {
   unsigned next = 0;   // the next item to hand out
   unsigned left = 0;   // static: items still to hand out; tickets: items left in the group in hand
   unsigned first = 0;  // tickets: items of the grid's first fill, gridDim.x * batch
-  unsigned asked = 0;  // tickets: the first item of the group asked for next
+  unsigned ticket = 0;  // tickets: the counter's answer to the last ask (it may still be on its way)
   bool done = false;
-  __device__ void ask() { asked = first + atomicAdd(&q->next, 1u) * per_ticket; }
+  // The answer is used only when the items in hand run out: the thread does not wait for it here, as it
+  // would if it computed the group's first item at once.
+  __device__ void ask() { ticket = atomicAdd(&q->next, 1u); }
   __device__ void start(unsigned batch) {
     if constexpr (kSchedule == Schedule::kStatic) {
       (void)batch;
@@ -299,7 +301,7 @@ struct ItemSource {
     } else {
       if (done) return false;
       if (left == 0) {
-        next = asked, left = per_ticket;
+        next = first + ticket * per_ticket, left = per_ticket;
         ask();
       }
       if (next >= items) {
@@ -384,6 +386,14 @@ struct BulkJob {
   }
 };
 
+// The last total % 16 bytes cannot be a 16-byte copy: the first block's lanes copy them, after the ring.
+// (Before the ring, the branch would leave ptxas unsure that only thread 0 runs the ring, and it would turn
+// each ticket's atomic into a warp-wide one whose answer is shuffled to the lanes at once: a wait for L2.)
+__device__ __forceinline__ void copy_tail(const unsigned char* in, unsigned char* out, std::size_t total_bytes,
+                                          std::size_t bulk_bytes) {
+  if (blockIdx.x == 0 && threadIdx.x < total_bytes - bulk_bytes) out[bulk_bytes + threadIdx.x] = in[bulk_bytes + threadIdx.x];
+}
+
 template <Schedule kSchedule>
 __global__ void __launch_bounds__(32)
     tma_bulk_copy_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
@@ -395,15 +405,13 @@ __global__ void __launch_bounds__(32)
   __shared__ unsigned item_of[kMaxStages];
   unsigned char* ring = align_up<128>(smem_raw);
   const BulkJob job{in, out, total_bytes / 16 * 16, chunk};
-  // The last total % 16 bytes cannot be a bulk copy: the first block's lanes copy them.
-  if (blockIdx.x == 0 && threadIdx.x < total_bytes - job.bulk_bytes)
-    out[job.bulk_bytes + threadIdx.x] = in[job.bulk_bytes + threadIdx.x];
   const unsigned chunks = static_cast<unsigned>((job.bulk_bytes + chunk - 1) / chunk);
   init_barriers(full, stages);
   if (threadIdx.x == 0) {
     ItemSource<kSchedule> source{q, chunks, per_ticket};
     drive_ring(job, source, ring, chunk, stages, full, item_of);
   }
+  copy_tail(in, out, total_bytes, job.bulk_bytes);
 #else
   (void)in, (void)out, (void)total_bytes, (void)chunk, (void)stages, (void)per_ticket, (void)q;
   __trap();
