@@ -74,7 +74,7 @@ awk '
     sub(/^@!?U?P[0-9T]+[ \t]+/, "", line)      # predicate
     split(line, word, /[ \t;]/)
     op = word[1]
-    if (op ~ /^(LD|ST|MEMBAR|FENCE|CCTL|ATOM|RED|SYNCS|UBLKCP|UTMA)/ && op !~ /^LDC/) print source "\t" name "\t" op
+    if (op ~ /^(LD|ST|MEMBAR|FENCE|CCTL|ATOM|RED|SYNCS|ARRIVES|UBLKCP|UTMA)/ && op !~ /^LDC/) print source "\t" name "\t" op
   }' "$work/sass" | c++filt | awk -F'\t' '{ gsub(/ /, "", $2); print $1 ":" $2 "\t" $3 }' >"$work/ops"
 
 awk -F'\t' -v spec_name="$(basename "$spec")" -v expect="$expect" '

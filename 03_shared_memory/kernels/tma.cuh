@@ -215,6 +215,23 @@ __device__ __forceinline__ void bulk_wait_all() {
 #endif
 }
 
+// 16 bytes from global `src` to shared `dst` by this thread, bypassing L1 (cp.async.cg): the thread issues the
+// copy and goes on; the bytes land later, without passing through its registers. (Not the TMA: compute
+// capability 8.0 has it; here it is the TMA ring's comparison.)
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src) {
+#if CML_TMA_DEVICE
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_address(dst)), "l"(src) : "memory");
+#endif
+}
+
+// One arrival on `bar` once every cp.async this thread has issued so far has landed. With .noinc the
+// arrival is one of those the barrier was initialised to expect, as a plain arrive would be.
+__device__ __forceinline__ void cp_async_arrive(std::uint64_t* bar) {
+#if CML_TMA_DEVICE
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_address(bar)) : "memory");
+#endif
+}
+
 // The first kAlign-aligned byte at or after p. It moves p by an offset rather than rebuilding a pointer from
 // an integer: the result then still points into shared memory as far as the compiler can tell, so the TMA
 // transpose's reads and writes of its tiles compile to LDS.128 and STS.128. Rebuilt from an integer, the
@@ -246,7 +263,7 @@ struct WorkCounter {
   unsigned next;      // the next item not yet taken
   unsigned finished;  // blocks of this launch done taking items
 };
-enum Queue : unsigned { kBulkQueue, kTensorQueue, kTransposeQueue, kQueues };
+enum Queue : unsigned { kBulkQueue, kTensorQueue, kTransposeQueue, kCpAsyncQueue, kQueues };
 inline constexpr unsigned kCounterSlots = 64;  // streams per device that may launch each family
 __device__ WorkCounter g_work[kQueues * kCounterSlots];
 
@@ -356,10 +373,10 @@ __device__ __forceinline__ void drive_ring(const Job& job, Source& source, unsig
   source.finish();
 }
 
-// Initialises `count` single-arrival barriers and makes them visible to the TMA unit and the block.
-__device__ __forceinline__ void init_barriers(std::uint64_t* full, unsigned count) {
+// Initialises `count` barriers of `arrivals` arrivals each and makes them visible to the TMA unit and the block.
+__device__ __forceinline__ void init_barriers(std::uint64_t* full, unsigned count, unsigned arrivals = 1) {
   if (threadIdx.x == 0) {
-    for (unsigned s = 0; s < count; ++s) mbarrier_init(&full[s], 1);
+    for (unsigned s = 0; s < count; ++s) mbarrier_init(&full[s], arrivals);
     fence_mbarrier_init();
   }
   __syncthreads();
@@ -373,6 +390,7 @@ struct BulkJob {
   std::size_t bulk_bytes;  // a multiple of 16: what the bulk copies move
   unsigned chunk;          // bytes per request (a multiple of 16)
   __device__ std::size_t offset(unsigned item) const { return std::size_t{item} * chunk; }
+  __device__ unsigned requests() const { return static_cast<unsigned>((bulk_bytes + chunk - 1) / chunk); }
   __device__ std::uint32_t bytes(unsigned item) const {
     const std::size_t left = bulk_bytes - offset(item);
     return static_cast<std::uint32_t>(left < chunk ? left : chunk);
@@ -405,12 +423,75 @@ __global__ void __launch_bounds__(32)
   __shared__ unsigned item_of[kMaxStages];
   unsigned char* ring = align_up<128>(smem_raw);
   const BulkJob job{in, out, total_bytes / 16 * 16, chunk};
-  const unsigned chunks = static_cast<unsigned>((job.bulk_bytes + chunk - 1) / chunk);
   init_barriers(full, stages);
   if (threadIdx.x == 0) {
-    ItemSource<kSchedule> source{q, chunks, per_ticket};
+    ItemSource<kSchedule> source{q, job.requests(), per_ticket};
     drive_ring(job, source, ring, chunk, stages, full, item_of);
   }
+  copy_tail(in, out, total_bytes, job.bulk_bytes);
+#else
+  (void)in, (void)out, (void)total_bytes, (void)chunk, (void)stages, (void)per_ticket, (void)q;
+  __trap();
+#endif
+}
+
+// ---- The same ring without the TMA ------------------------------------------------------------------
+// The bulk copy's ring, requests and tickets, but the block's threads move the bytes: each fills its share of
+// a stage with 16-byte cp.async copies, the stage's mbarrier counts one arrival per thread once its copies
+// have landed, and then the threads store the stage with 16-byte stores. Where this and the bulk copy run
+// at the same speed, the TMA saves threads and instructions, not bandwidth, and what both lose to a copy
+// kernel is the trip through shared memory, not the TMA.
+inline constexpr unsigned kCpAsyncThreads = 256;
+
+__global__ void __launch_bounds__(kCpAsyncThreads)
+    cp_async_ring_copy_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
+                              std::size_t total_bytes, unsigned chunk, unsigned stages, unsigned per_ticket,
+                              WorkCounter* q) {
+#if CML_TMA_DEVICE
+  constexpr unsigned kNone = ~0u;
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ std::uint64_t full[kMaxStages];
+  __shared__ unsigned item_of[kMaxStages];
+  unsigned char* ring = align_up<128>(smem_raw);
+  const BulkJob job{in, out, total_bytes / 16 * 16, chunk};
+  // Every thread's share of a stage: 16-byte pieces t, t + blockDim.x, ...
+  const auto fill = [&](unsigned item, unsigned s) {
+    unsigned char* stage = ring + std::size_t{s} * chunk;
+    const unsigned char* src = in + job.offset(item);
+    for (unsigned i = 16 * threadIdx.x; i < job.bytes(item); i += 16 * blockDim.x) cp_async_16(stage + i, src + i);
+    cp_async_arrive(&full[s]);
+  };
+  ItemSource<Schedule::kTickets> source{q, job.requests(), per_ticket};
+  init_barriers(full, stages, blockDim.x);  // one arrival per thread: its own copies into the stage landed
+  if (threadIdx.x == 0) {
+    source.start(stages);
+    for (unsigned s = 0; s < stages; ++s) {
+      unsigned item = kNone;  // take() leaves it so when no item is left
+      source.take(item);
+      item_of[s] = item;
+    }
+  }
+  __syncthreads();  // the first items known to every thread
+  for (unsigned s = 0; s < stages && item_of[s] != kNone; ++s) fill(item_of[s], s);
+  for (unsigned k = 0;; ++k) {
+    const unsigned s = k % stages;
+    const unsigned item = item_of[s];
+    if (item == kNone) break;  // items are taken in order: no later stage holds one either
+    mbarrier_wait(&full[s], (k / stages) & 1u);
+    const unsigned char* stage = ring + std::size_t{s} * chunk;
+    unsigned char* dst = out + job.offset(item);
+    for (unsigned i = 16 * threadIdx.x; i < job.bytes(item); i += 16 * blockDim.x)
+      *reinterpret_cast<uint4*>(dst + i) = *reinterpret_cast<const uint4*>(stage + i);
+    __syncthreads();  // every thread has read stage s: it may be refilled
+    if (threadIdx.x == 0) {
+      unsigned next = kNone;
+      source.take(next);
+      item_of[s] = next;
+    }
+    __syncthreads();  // the stage's next item known to every thread
+    if (item_of[s] != kNone) fill(item_of[s], s);
+  }
+  if (threadIdx.x == 0) source.finish();
   copy_tail(in, out, total_bytes, job.bulk_bytes);
 #else
   (void)in, (void)out, (void)total_bytes, (void)chunk, (void)stages, (void)per_ticket, (void)q;
@@ -674,6 +755,26 @@ inline void launch_tma_bulk_copy(const void* in, void* out, std::size_t bytes, u
   if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
   kernel<<<blocks, 32, p.smem, s>>>(static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), bytes,
                                     chunk, p.stages, p.per_ticket, work_counter(kBulkQueue, s));
+  CUDA_CHECK_LAUNCH();
+}
+
+// The same copy through the same ring (kRingBytes per block, `chunk`-byte requests taken by ticket), its bytes
+// moved by kCpAsyncThreads threads per block with cp.async instead of the TMA (cp_async_ring_copy_kernel).
+inline void launch_cp_async_ring_copy(const void* in, void* out, std::size_t bytes, unsigned chunk, cudaStream_t s,
+                                      unsigned max_blocks = 0) {
+  if (bytes == 0) return;
+  if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
+    throw std::invalid_argument("cp.async copies need 16-byte aligned buffers");
+  const BulkPlan p = bulk_plan(chunk);
+  const std::size_t chunks = bytes / 16 * 16 / chunk + 1;
+  if (chunks >= (std::size_t{1} << 31)) throw std::invalid_argument("cp.async copy: 2^31 requests or more");
+  const auto kernel = cp_async_ring_copy_kernel;
+  unsigned blocks =
+      static_cast<unsigned>(std::min<std::size_t>(residency(kernel, kCpAsyncThreads, p.smem).sms, chunks));
+  if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
+  kernel<<<blocks, kCpAsyncThreads, p.smem, s>>>(static_cast<const unsigned char*>(in),
+                                                 static_cast<unsigned char*>(out), bytes, chunk, p.stages,
+                                                 p.per_ticket, work_counter(kCpAsyncQueue, s));
   CUDA_CHECK_LAUNCH();
 }
 

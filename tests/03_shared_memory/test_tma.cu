@@ -1,7 +1,7 @@
 // The TMA copies of tma_copy, bit-exact on a GPU with compute capability 9.0 or newer: every request size,
 // totals that are not a multiple of the request or of 16 bytes, grids small enough that each block goes
 // round its ring many times, both ways of handing out the requests, a ticket counter back at zero
-// after every launch, and launches on two streams at once. Bytes past the end of the copy must keep their
+// after every launch, and launches on two streams at once; likewise the same ring filled by cp.async. Bytes past the end of the copy must keep their
 // poison.
 #include <gtest/gtest.h>
 
@@ -92,6 +92,31 @@ TEST(TmaBulkCopy, RefusesUnalignedBuffersAndBadRequests) {
   EXPECT_THROW(cml::tma::launch_tma_bulk_copy(a.data(), b.data(), 512, 100, nullptr), std::invalid_argument);
 }
 
+// The same ring without the TMA: the threads' cp.async copies and stores must cover exactly what the bulk
+// copies would, for every request size, ragged totals and small grids; the counter back at zero each time.
+TEST(CpAsyncRingCopy, EveryRequestSizeAndRaggedTotals) {
+  SKIP_WITHOUT_TMA();
+  const std::size_t totals[] = {1, 15, 16, 17, 255, 256, 4108, 65536 + 48, (std::size_t{3} << 20) + 7};
+  for (unsigned chunk : {16u, 256u, 4096u, 16384u, 32768u})
+    for (unsigned max_blocks : {0u, 1u, 3u})
+      for (std::size_t bytes : totals) {
+        const std::string why = check_copy(bytes, [&](const unsigned char* in, unsigned char* out, std::size_t n) {
+          cml::tma::launch_cp_async_ring_copy(in, out, n, chunk, nullptr, max_blocks);
+        });
+        ASSERT_TRUE(why.empty()) << "chunk " << chunk << " max_blocks " << max_blocks << ": " << why;
+        const cml::tma::WorkCounter c = counter_now(cml::tma::kCpAsyncQueue);
+        ASSERT_EQ(c.next + c.finished, 0u) << "the ticket counter was not reset; chunk " << chunk << " max_blocks "
+                                           << max_blocks << ", " << bytes << " bytes";
+      }
+}
+
+TEST(CpAsyncRingCopy, RefusesUnalignedBuffersAndBadRequests) {
+  SKIP_WITHOUT_TMA();
+  cml::DeviceBuffer<unsigned char> a(1024), b(1024);
+  EXPECT_THROW(cml::tma::launch_cp_async_ring_copy(a.data(), b.data() + 8, 512, 256, nullptr), std::invalid_argument);
+  EXPECT_THROW(cml::tma::launch_cp_async_ring_copy(a.data(), b.data(), 512, 24, nullptr), std::invalid_argument);
+}
+
 // Floats: the whole rows of 4096 go through 64 x 64 boxes (the last box row partial), the rest by threads.
 TEST(TmaTensorCopy, WholeRowsPartialBoxesAndTails) {
   SKIP_WITHOUT_TMA();
@@ -149,6 +174,9 @@ TEST(TmaTickets, LaunchesOnTwoStreamsRunAtOnceAndEachCopiesEverything) {
   };
   run("bulk copy", cml::tma::kBulkQueue, [&](const float* i, float* o, cudaStream_t s) {
     cml::tma::launch_tma_bulk_copy(i, o, kFloats * sizeof(float), 16384, s, kBlocks);
+  }, false);
+  run("cp.async copy", cml::tma::kCpAsyncQueue, [&](const float* i, float* o, cudaStream_t s) {
+    cml::tma::launch_cp_async_ring_copy(i, o, kFloats * sizeof(float), 16384, s, kBlocks);
   }, false);
   run("tensor copy", cml::tma::kTensorQueue, [&](const float* i, float* o, cudaStream_t s) {
     cml::tma::launch_tma_tensor_copy(i, o, kFloats, s, kBlocks);
