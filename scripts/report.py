@@ -255,7 +255,7 @@ def write_report(results, out, runs, chapter_of, root):
         for s in by_state["kept"]:
             kp = read_json(os.path.join(results, f"provenance.{s['label']}.json")) or {}
             g = (kp.get("gpus") or [{}])[0]
-            lines.append(f"- `{s['label']}` kept from an earlier reference run (waived on this host): "
+            lines.append(f"- `{s['label']}` kept from an earlier reference run (waived or not run in this one): "
                          f"{kp.get('date', '?')}, {kp.get('gpu_count', '?')} x {g.get('name', '?')}, "
                          f"`{kp.get('git_describe', '?')}` (provenance.{s['label']}.json)")
         lines.append("")
