@@ -36,16 +36,25 @@ void require_two_stages(unsigned request_bytes) {
   if (const std::string why = ring_request_unsupported(request_bytes); !why.empty()) throw Waived(why);
 }
 
-void bulk(Context& ctx, unsigned chunk, Schedule schedule = Schedule::kTickets) {
+// A copy through the ring in `chunk`-byte requests: `launch(in, out, bytes, stream)` moves the bytes, and `how`
+// ends the row's params (who moves them, how the requests are handed out).
+template <class Launch>
+void ring_copy(Context& ctx, unsigned chunk, const std::string& how, Launch launch) {
   require_two_stages(chunk);
   const BulkPlan p = bulk_plan(chunk);
-  const std::string params =
-      fmt::format("request={}B stages={} {}", chunk, p.stages, schedule == Schedule::kStatic ? "static-split" : "tickets");
-  Row& row = measure_copy(ctx, params, [chunk, schedule](const float* in, float* out, std::size_t n, cudaStream_t s) {
-    launch_tma_bulk_copy(in, out, n * sizeof(float), chunk, s, 0, schedule);
-  });
+  Row& row = measure_copy(ctx, fmt::format("request={}B stages={} {}", chunk, p.stages, how),
+                          [launch](const float* in, float* out, std::size_t n, cudaStream_t s) {
+                            launch(in, out, n * sizeof(float), s);
+                          });
   row.set("request_bytes", double(chunk));
   row.set("stages", double(p.stages));
+}
+
+void bulk(Context& ctx, unsigned chunk, Schedule schedule = Schedule::kTickets) {
+  ring_copy(ctx, chunk, schedule == Schedule::kStatic ? "static-split" : "tickets",
+            [chunk, schedule](const float* in, float* out, std::size_t bytes, cudaStream_t s) {
+              launch_tma_bulk_copy(in, out, bytes, chunk, s, 0, schedule);
+            });
 }
 
 // The bulk variants, smallest request first: one table for the variants and the claims.
@@ -96,17 +105,10 @@ Demo make_demo() {
                         "bulk_16k's ring and tickets without the TMA: 256 threads per block stage each request with "
                         "cp.async",
                         [](Context& ctx) {
-                          constexpr unsigned kChunk = 16384;
-                          require_two_stages(kChunk);
-                          const BulkPlan p = bulk_plan(kChunk);
-                          Row& row = measure_copy(
-                              ctx, fmt::format("request={}B stages={} tickets threads={}", kChunk, p.stages,
-                                               kCpAsyncThreads),
-                              [](const float* in, float* out, std::size_t n, cudaStream_t s) {
-                                launch_cp_async_ring_copy(in, out, n * sizeof(float), kChunk, s);
-                              });
-                          row.set("request_bytes", double(kChunk));
-                          row.set("stages", double(p.stages));
+                          ring_copy(ctx, 16384, fmt::format("tickets threads={}", kCpAsyncThreads),
+                                    [](const float* in, float* out, std::size_t bytes, cudaStream_t s) {
+                                      launch_cp_async_ring_copy(in, out, bytes, 16384, s);
+                                    });
                         }});
   d.claims = {
       Claim{"bulk_copy_reaches_memcpy",

@@ -409,7 +409,8 @@ struct BulkJob {
 // each ticket's atomic into a warp-wide one whose answer is shuffled to the lanes at once: a wait for L2.)
 __device__ __forceinline__ void copy_tail(const unsigned char* in, unsigned char* out, std::size_t total_bytes,
                                           std::size_t bulk_bytes) {
-  if (blockIdx.x == 0 && threadIdx.x < total_bytes - bulk_bytes) out[bulk_bytes + threadIdx.x] = in[bulk_bytes + threadIdx.x];
+  if (blockIdx.x == 0 && threadIdx.x < total_bytes - bulk_bytes)
+    out[bulk_bytes + threadIdx.x] = in[bulk_bytes + threadIdx.x];
 }
 
 template <Schedule kSchedule>
@@ -737,45 +738,44 @@ inline BulkPlan bulk_plan(unsigned chunk) {
   return p;
 }
 
-// Copies `bytes` from `in` to `out` (both 16-byte aligned) with 1D bulk copies of `chunk` bytes. Persistent
-// grid of one one-warp block per SM: one ring per SM keeps enough bytes in flight, and more rings only
-// spread the requests in flight over more of memory. `max_blocks` > 0 caps the grid (the tests use it to
-// make each block go round its ring many times).
-inline void launch_tma_bulk_copy(const void* in, void* out, std::size_t bytes, unsigned chunk, cudaStream_t s,
-                                 unsigned max_blocks = 0, Schedule schedule = Schedule::kTickets) {
+// What both 1D ring copies launch: a kernel of tma_bulk_copy_kernel's parameters.
+using RingCopyKernel = void (*)(const unsigned char*, unsigned char*, std::size_t, unsigned, unsigned, unsigned,
+                                WorkCounter*);
+
+// Copies `bytes` from `in` to `out` (both 16-byte aligned) in `chunk`-byte requests through `kernel`, blocks of
+// `threads`, with the ticket counter of `queue` on stream `s`. Persistent grid of one block per SM: one ring per
+// SM keeps enough bytes in flight, and more rings only spread the requests in flight over more of memory.
+// `max_blocks` > 0 caps the grid (the tests use it to make each block go round its ring many times).
+inline void launch_ring_copy(RingCopyKernel kernel, unsigned threads, Queue queue, const std::string& what,
+                             const void* in, void* out, std::size_t bytes, unsigned chunk, cudaStream_t s,
+                             unsigned max_blocks) {
   if (bytes == 0) return;
   if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
-    throw std::invalid_argument("bulk copies need 16-byte aligned buffers");
+    throw std::invalid_argument(what + " copies need 16-byte aligned buffers");
   const BulkPlan p = bulk_plan(chunk);
   const std::size_t chunks = bytes / 16 * 16 / chunk + 1;
-  if (chunks >= (std::size_t{1} << 31)) throw std::invalid_argument("bulk copy: 2^31 requests or more");
-  const auto kernel = schedule == Schedule::kStatic ? tma_bulk_copy_kernel<Schedule::kStatic>
-                                                    : tma_bulk_copy_kernel<Schedule::kTickets>;
-  unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(residency(kernel, 32, p.smem).sms, chunks));
+  if (chunks >= (std::size_t{1} << 31)) throw std::invalid_argument(what + " copy: 2^31 requests or more");
+  unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(residency(kernel, int(threads), p.smem).sms, chunks));
   if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
-  kernel<<<blocks, 32, p.smem, s>>>(static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), bytes,
-                                    chunk, p.stages, p.per_ticket, work_counter(kBulkQueue, s));
+  kernel<<<blocks, threads, p.smem, s>>>(static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out),
+                                         bytes, chunk, p.stages, p.per_ticket, work_counter(queue, s));
   CUDA_CHECK_LAUNCH();
 }
 
-// The same copy through the same ring (kRingBytes per block, `chunk`-byte requests taken by ticket), its bytes
-// moved by kCpAsyncThreads threads per block with cp.async instead of the TMA (cp_async_ring_copy_kernel).
+// 1D bulk copies of `chunk` bytes, issued by the first thread of one-warp blocks; `schedule` hands out the requests.
+inline void launch_tma_bulk_copy(const void* in, void* out, std::size_t bytes, unsigned chunk, cudaStream_t s,
+                                 unsigned max_blocks = 0, Schedule schedule = Schedule::kTickets) {
+  const RingCopyKernel kernel = schedule == Schedule::kStatic ? tma_bulk_copy_kernel<Schedule::kStatic>
+                                                              : tma_bulk_copy_kernel<Schedule::kTickets>;
+  launch_ring_copy(kernel, 32, kBulkQueue, "bulk", in, out, bytes, chunk, s, max_blocks);
+}
+
+// The same copy through the same ring, its bytes moved by kCpAsyncThreads threads per block with cp.async
+// instead of the TMA (cp_async_ring_copy_kernel).
 inline void launch_cp_async_ring_copy(const void* in, void* out, std::size_t bytes, unsigned chunk, cudaStream_t s,
                                       unsigned max_blocks = 0) {
-  if (bytes == 0) return;
-  if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
-    throw std::invalid_argument("cp.async copies need 16-byte aligned buffers");
-  const BulkPlan p = bulk_plan(chunk);
-  const std::size_t chunks = bytes / 16 * 16 / chunk + 1;
-  if (chunks >= (std::size_t{1} << 31)) throw std::invalid_argument("cp.async copy: 2^31 requests or more");
-  const auto kernel = cp_async_ring_copy_kernel;
-  unsigned blocks =
-      static_cast<unsigned>(std::min<std::size_t>(residency(kernel, kCpAsyncThreads, p.smem).sms, chunks));
-  if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
-  kernel<<<blocks, kCpAsyncThreads, p.smem, s>>>(static_cast<const unsigned char*>(in),
-                                                 static_cast<unsigned char*>(out), bytes, chunk, p.stages,
-                                                 p.per_ticket, work_counter(kCpAsyncQueue, s));
-  CUDA_CHECK_LAUNCH();
+  launch_ring_copy(cp_async_ring_copy_kernel, kCpAsyncThreads, kCpAsyncQueue, "cp.async", in, out, bytes, chunk, s,
+                   max_blocks);
 }
 
 // The last tensor maps made, reused while the buffers and shape stay the same: encoding one is host work
