@@ -1,8 +1,8 @@
 // The TMA copies of tma_copy, bit-exact on a GPU with compute capability 9.0 or newer: every request size,
 // totals that are not a multiple of the request or of 16 bytes, grids small enough that each block goes
 // round its ring many times, both ways of handing out the requests, a ticket counter back at zero
-// after every launch, and launches on two streams at once; likewise the same ring filled by cp.async. Bytes past the end of the copy must keep their
-// poison.
+// after every launch, and launches on two streams at once; likewise the same ring filled by cp.async.
+// Bytes past the end of the copy must keep their poison.
 #include <gtest/gtest.h>
 
 #include <cstdint>
