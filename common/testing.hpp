@@ -28,6 +28,12 @@ inline bool sanitizer_sweep() {
 
 constexpr std::size_t kSanitizerMaxElements = std::size_t{1} << 17;
 
+// True during the sanitizer sweep for a working set larger than kSanitizerMaxElements: a loop over sizes
+// leaves such a size to plain ctest (the macro below skips a whole test instead).
+inline bool too_large_under_sanitizer(std::size_t elements) {
+  return sanitizer_sweep() && elements > kSanitizerMaxElements;
+}
+
 // 1..max normally. Under the sanitizer sweep: 1..5, the sides next to the multiples of 8 up to 33 (one
 // and two tiles of every tile shape in the suite, and their ragged neighbours), and max - 1, max.
 inline std::vector<std::size_t> shape_sides(std::size_t max) {
@@ -44,6 +50,6 @@ inline std::vector<std::size_t> shape_sides(std::size_t max) {
 // Skips (never passes) a test whose working set exceeds kSanitizerMaxElements during the sanitizer sweep.
 #define CML_SKIP_LARGE_UNDER_SANITIZER(elements)                                                      \
   do {                                                                                                \
-    if (::cml::test_support::sanitizer_sweep() && (elements) > ::cml::test_support::kSanitizerMaxElements) \
+    if (::cml::test_support::too_large_under_sanitizer(elements))                                     \
       GTEST_SKIP() << "size " << (elements) << " is run by plain ctest, not under compute-sanitizer"; \
   } while (0)

@@ -99,7 +99,7 @@ TEST(Ch03DsmemHistogram, MatchesCpuAtSmallAndOddSizes) {
       plans.push_back(h);
     }
     for (std::size_t n : sizes) {
-      if (test_support::sanitizer_sweep() && n > test_support::kSanitizerMaxElements) continue;
+      if (test_support::too_large_under_sanitizer(n)) continue;
       const auto want = histogram_reference(n, bins);
       for (const HistogramLaunch& h : plans)
         EXPECT_EQ(run_histogram(h, n), want)
