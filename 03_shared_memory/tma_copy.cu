@@ -7,7 +7,8 @@
 // of ring per block, so only the number of requests and stages changes; bulk_16k_static splits the
 // requests among the blocks in advance instead; tensor_64x64 moves 64 x 64 boxes of the buffer seen as a
 // matrix, through tensor maps; cp_async_16k is bulk_16k's ring without the TMA (the block's threads stage
-// each request with cp.async).
+// each request with cp.async); bulk_16k_grid has no ring at all: one request per block, a grid of as many
+// blocks as requests, at most 3 of them on an SM at once (bulk_16k_grid_full: as many as fit).
 // cudaMemcpy D2D and the suite's float4 copy kernel run in the same process as the baselines.
 // Bandwidth = bytes read + written / median time (GB = 1e9), buffers of 8x L2 by default, random data,
 // every output compared bit-exactly with the input before it is timed.
@@ -110,6 +111,19 @@ Demo make_demo() {
                                       launch_cp_async_ring_copy(in, out, bytes, 16384, s);
                                     });
                         }});
+  for (const auto& [name, per_sm] : {std::pair{"bulk_16k_grid", kGridBlocksPerSm}, std::pair{"bulk_16k_grid_full", 0u}})
+    d.variants.push_back(
+        {name,
+         per_sm ? fmt::format("one 16 KiB bulk request per block, at most {} blocks per SM, no ring", per_sm)
+                : std::string("bulk_16k_grid with as many blocks per SM as fit"),
+         [per_sm = per_sm](Context& ctx) {
+           Row& row = measure_copy(ctx, fmt::format("request=16384B {} grid", per_sm ? fmt::format("blocks/SM<={}", per_sm) : "blocks/SM=max"),
+                                   [per_sm](const float* in, float* out, std::size_t n, cudaStream_t s) {
+                                     launch_tma_bulk_grid_copy(in, out, n * sizeof(float), 16384, s, per_sm);
+                                   });
+           row.set("request_bytes", 16384.0);
+           row.set("blocks_per_sm", double(residency(tma_bulk_grid_kernel, 32, bulk_grid_smem(16384, per_sm)).per_sm));
+         }});
   d.claims = {
       Claim{"bulk_copy_reaches_memcpy",
             "With large requests, 1D bulk copies run as fast as cudaMemcpy D2D of the same buffers.",
@@ -143,6 +157,12 @@ Demo make_demo() {
             "the pace of both; what the TMA saves is the threads' instructions, not time. 3% allows for run-to-run "
             "noise",
             ClaimKind::device, [](const RunRows& r) { return gb(r, "bulk_16k") / gb(r, "cp_async_16k"); }},
+      Claim{"capped_grid_beats_full",
+            "One-request blocks copy faster with at most 3 on an SM at once than with as many as fit.",
+            "GB/s bulk_16k_grid / GB/s bulk_16k_grid_full", Bound::at_least(1.01),
+            "three 16 KiB requests per SM are already enough bytes in flight to keep DRAM busy; more blocks only "
+            "spread the requests in flight over more of memory at once. 1% is above the run-to-run noise of either",
+            ClaimKind::device, [](const RunRows& r) { return gb(r, "bulk_16k_grid") / gb(r, "bulk_16k_grid_full"); }},
   };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
   d.quick_size = (std::uint64_t{1} << 20) + 3;  // 4 MB, a tail of 12 bytes below one bulk copy

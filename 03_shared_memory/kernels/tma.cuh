@@ -436,6 +436,34 @@ __global__ void __launch_bounds__(32)
 #endif
 }
 
+// ---- 1D bulk copy, one request per block -------------------------------------------------------------
+// No ring and no tickets: block b copies request b and exits, and the SM starts the next waiting block as
+// soon as one leaves, so the block scheduler hands out the requests in order, as the tickets do. What is
+// left to choose is how many blocks an SM holds at once, that is how many bytes each SM keeps in flight
+// (the launcher caps it by reserving shared memory that the blocks never touch).
+__global__ void __launch_bounds__(32)
+    tma_bulk_grid_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
+                         std::size_t total_bytes, unsigned chunk) {
+#if CML_TMA_DEVICE
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ std::uint64_t full;
+  unsigned char* stage = align_up<128>(smem_raw);
+  const BulkJob job{in, out, total_bytes / 16 * 16, chunk};
+  init_barriers(&full, 1);
+  if (threadIdx.x == 0 && blockIdx.x < job.requests()) {
+    job.load(blockIdx.x, stage, &full);
+    mbarrier_wait(&full, 0);
+    job.store(blockIdx.x, stage);
+    bulk_commit();
+    bulk_wait_read<0>();  // the stage belongs to the next block on this SM once this one exits
+  }
+  copy_tail(in, out, total_bytes, job.bulk_bytes);
+#else
+  (void)in, (void)out, (void)total_bytes, (void)chunk;
+  __trap();
+#endif
+}
+
 // ---- The same ring without the TMA ------------------------------------------------------------------
 // The bulk copy's ring, requests and tickets, but the block's threads move the bytes: each fills its share of
 // a stage with 16-byte cp.async copies, the stage's mbarrier counts one arrival per thread once its copies
@@ -674,7 +702,15 @@ Residency residency(Kernel kernel, int threads, std::size_t smem) {
   if (const std::string why = tma_unsupported(); !why.empty()) throw std::runtime_error(why);
   int sms = 0, per_sm = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  // The limit is raised to the most a block may have, not to `smem`: one kernel may be launched with several
+  // sizes, and a limit lowered for one size would refuse the launches of a larger one asked about before.
+  int optin = 0;
+  cudaFuncAttributes attr{};
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  if (smem + attr.sharedSizeBytes > std::size_t(optin)) throw std::runtime_error("a TMA block does not fit on this GPU's SM");
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  optin - static_cast<int>(attr.sharedSizeBytes)));
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
   if (per_sm < 1) throw std::runtime_error("a TMA block does not fit on this GPU's SM");
   return known[key] = Residency{static_cast<unsigned>(sms), static_cast<unsigned>(per_sm)};
@@ -776,6 +812,57 @@ inline void launch_cp_async_ring_copy(const void* in, void* out, std::size_t byt
                                       unsigned max_blocks = 0) {
   launch_ring_copy(cp_async_ring_copy_kernel, kCpAsyncThreads, kCpAsyncQueue, "cp.async", in, out, bytes, chunk, s,
                    max_blocks);
+}
+
+// Blocks of one 16 KiB request each that an SM holds at once in bulk_16k_grid: 48 KiB in flight per SM.
+// More blocks keep more requests in flight, spread over more of memory, and copy slower (bulk_16k_grid_full);
+// fewer leave DRAM waiting. A constant to experiment with.
+inline constexpr unsigned kGridBlocksPerSm = 3;
+
+// The dynamic shared memory that lets at most `per_sm` blocks of `kernel` (static shared memory included)
+// onto an SM, and never less than `need`; 0 for per_sm: as many as fit with `need`.
+template <class Kernel>
+std::size_t smem_for_blocks_per_sm(Kernel kernel, std::size_t need, unsigned per_sm) {
+  if (per_sm == 0) return need;
+  int device = 0, per_sm_bytes = 0, reserved = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&per_sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  cudaFuncAttributes attr{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  const std::size_t slice = std::size_t(per_sm_bytes) / per_sm, fixed = attr.sharedSizeBytes + std::size_t(reserved);
+  return std::max(need, slice > fixed + 128 ? (slice - fixed) / 128 * 128 : 0);
+}
+
+// The dynamic shared memory of tma_bulk_grid_kernel's blocks for `chunk`-byte requests and at most `per_sm`
+// blocks per SM, asked once per device and shape. The kernel asks for the largest shared memory, so that the
+// SM's split between shared memory and L1 cannot lower the cap further; residency() says how many fit.
+inline std::size_t bulk_grid_smem(unsigned chunk, unsigned per_sm) {
+  static std::map<std::tuple<int, unsigned, unsigned>, std::size_t> known;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const auto key = std::make_tuple(device, chunk, per_sm);
+  if (const auto it = known.find(key); it != known.end()) return it->second;
+  const std::size_t smem = smem_for_blocks_per_sm(tma_bulk_grid_kernel, std::size_t{chunk} + 128, per_sm);
+  CUDA_CHECK(cudaFuncSetAttribute(tma_bulk_grid_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  int(cudaSharedmemCarveoutMaxShared)));
+  (void)residency(tma_bulk_grid_kernel, 32, smem);  // raises the kernel's limit; throws without the TMA
+  return known[key] = smem;
+}
+
+// 1D bulk copies of `chunk` bytes, one per one-warp block, at most `per_sm` blocks per SM (0: as many as fit).
+inline void launch_tma_bulk_grid_copy(const void* in, void* out, std::size_t bytes, unsigned chunk, cudaStream_t s,
+                                      unsigned per_sm = kGridBlocksPerSm) {
+  if (bytes == 0) return;
+  if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
+    throw std::invalid_argument("bulk copies need 16-byte aligned buffers");
+  if (chunk < 16 || chunk % 16 != 0) throw std::invalid_argument("a bulk request must be a multiple of 16 bytes");
+  const std::size_t requests = std::max<std::size_t>(1, (bytes / 16 * 16 + chunk - 1) / chunk);
+  if (requests >= (std::size_t{1} << 31)) throw std::invalid_argument("bulk grid copy: 2^31 requests or more");
+  const std::size_t smem = bulk_grid_smem(chunk, per_sm);
+  tma_bulk_grid_kernel<<<static_cast<unsigned>(requests), 32, smem, s>>>(
+      static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), bytes, chunk);
+  CUDA_CHECK_LAUNCH();
 }
 
 // The last tensor maps made, reused while the buffers and shape stay the same: encoding one is host work

@@ -1,12 +1,14 @@
 // The TMA copies of tma_copy, bit-exact on a GPU with compute capability 9.0 or newer: every request size,
 // totals that are not a multiple of the request or of 16 bytes, grids small enough that each block goes
 // round its ring many times, both ways of handing out the requests, a ticket counter back at zero
-// after every launch, and launches on two streams at once; likewise the same ring filled by cp.async.
+// after every launch, and launches on two streams at once; likewise the same ring filled by cp.async, and
+// the copy of one request per block, no ring, under each cap on the blocks per SM.
 // Bytes past the end of the copy must keep their poison.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,22 +56,39 @@ cml::tma::WorkCounter counter_now(cml::tma::Queue q, cudaStream_t s = nullptr) {
   return c;
 }
 
+// Runs `launch(in, out, bytes, chunk, limit)` for every request size in `chunks`, every limit on the blocks
+// (0: the launcher's own choice, 1, 3) and totals that are not a multiple of the request or of 16 bytes, then
+// `after(chunk, limit, bytes)`; "" when every copy is exact and every `after` returns "", else the first failure.
+template <class Launch, class After>
+std::string every_request_and_total(std::initializer_list<unsigned> chunks, const Launch& launch, const After& after) {
+  const std::size_t totals[] = {1, 15, 16, 17, 255, 256, 4108, 65536 + 48, (std::size_t{3} << 20) + 7};
+  for (unsigned chunk : chunks)
+    for (unsigned limit : {0u, 1u, 3u})
+      for (std::size_t bytes : totals) {
+        // Under compute-sanitizer the 3 MiB totals are left to plain ctest: with 16-byte requests a block
+        // goes round its ring once per request, and racecheck follows every shared-memory access each turn.
+        if (cml::test_support::too_large_under_sanitizer(bytes)) continue;
+        std::string why = check_copy(bytes, [&](const unsigned char* in, unsigned char* out, std::size_t n) {
+          launch(in, out, n, chunk, limit);
+        });
+        if (why.empty()) why = after(chunk, limit, bytes);
+        if (!why.empty()) return "chunk " + std::to_string(chunk) + " limit " + std::to_string(limit) + ": " + why;
+      }
+  return "";
+}
+const auto kNothingAfter = [](unsigned, unsigned, std::size_t) { return std::string(); };
+
 TEST(TmaBulkCopy, EveryRequestSizeAndRaggedTotals) {
   SKIP_WITHOUT_TMA();
-  const std::size_t totals[] = {1, 15, 16, 17, 255, 256, 4108, 65536 + 48, (std::size_t{3} << 20) + 7};
-  for (Schedule schedule : {Schedule::kTickets, Schedule::kStatic})
-    for (unsigned chunk : {16u, 256u, 1024u, 4096u, 16384u, 32768u})
-      for (unsigned max_blocks : {0u, 1u, 3u})
-        for (std::size_t bytes : totals) {
-          // Under compute-sanitizer the 3 MiB totals are left to plain ctest: with 16-byte requests a block
-          // goes round its ring once per request, and racecheck follows every shared-memory access each turn.
-          if (cml::test_support::too_large_under_sanitizer(bytes)) continue;
-          const std::string why = check_copy(bytes, [&](const unsigned char* in, unsigned char* out, std::size_t n) {
-            cml::tma::launch_tma_bulk_copy(in, out, n, chunk, nullptr, max_blocks, schedule);
-          });
-          ASSERT_TRUE(why.empty()) << (schedule == Schedule::kStatic ? "static" : "tickets") << " chunk " << chunk
-                                   << " max_blocks " << max_blocks << ": " << why;
-        }
+  for (Schedule schedule : {Schedule::kTickets, Schedule::kStatic}) {
+    const std::string why = every_request_and_total(
+        {16u, 256u, 1024u, 4096u, 16384u, 32768u},
+        [&](const unsigned char* in, unsigned char* out, std::size_t n, unsigned chunk, unsigned max_blocks) {
+          cml::tma::launch_tma_bulk_copy(in, out, n, chunk, nullptr, max_blocks, schedule);
+        },
+        kNothingAfter);
+    ASSERT_TRUE(why.empty()) << (schedule == Schedule::kStatic ? "static " : "tickets ") << why;
+  }
 }
 
 // Every launch must leave the counter at zero, or the next launch would start past its first items: with
@@ -95,23 +114,50 @@ TEST(TmaBulkCopy, RefusesUnalignedBuffersAndBadRequests) {
   EXPECT_THROW(cml::tma::launch_tma_bulk_copy(a.data(), b.data(), 512, 100, nullptr), std::invalid_argument);
 }
 
+// One request per block: every request size, ragged totals, and each cap on the blocks per SM (their shared
+// memory differs, so the launches in turn also check that one size's limit never refuses another's launch).
+TEST(TmaBulkGridCopy, EveryRequestSizeAndRaggedTotals) {
+  SKIP_WITHOUT_TMA();
+  const std::string why = every_request_and_total(
+      {16u, 256u, 4096u, 16384u, 32768u},
+      [](const unsigned char* in, unsigned char* out, std::size_t n, unsigned chunk, unsigned per_sm) {
+        cml::tma::launch_tma_bulk_grid_copy(in, out, n, chunk, nullptr, per_sm);
+      },
+      kNothingAfter);
+  ASSERT_TRUE(why.empty()) << why;
+}
+
+// The reservation is what caps the blocks: exactly `per_sm` fit, and without a cap more than the default's 3.
+TEST(TmaBulkGridCopy, ReservedSharedMemoryCapsTheBlocksPerSm) {
+  SKIP_WITHOUT_TMA();
+  const auto fit = [](unsigned per_sm) {
+    return cml::tma::residency(cml::tma::tma_bulk_grid_kernel, 32, cml::tma::bulk_grid_smem(16384, per_sm)).per_sm;
+  };
+  for (unsigned per_sm : {1u, 2u, 3u, 4u}) EXPECT_EQ(fit(per_sm), per_sm);
+  EXPECT_GT(fit(0), cml::tma::kGridBlocksPerSm);
+}
+
+TEST(TmaBulkGridCopy, RefusesUnalignedBuffersAndBadRequests) {
+  SKIP_WITHOUT_TMA();
+  cml::DeviceBuffer<unsigned char> a(1024), b(1024);
+  EXPECT_THROW(cml::tma::launch_tma_bulk_grid_copy(a.data() + 4, b.data(), 512, 256, nullptr), std::invalid_argument);
+  EXPECT_THROW(cml::tma::launch_tma_bulk_grid_copy(a.data(), b.data(), 512, 100, nullptr), std::invalid_argument);
+}
+
 // The same ring without the TMA: the threads' cp.async copies and stores must cover exactly what the bulk
 // copies would, for every request size, ragged totals and small grids; the counter back at zero each time.
 TEST(CpAsyncRingCopy, EveryRequestSizeAndRaggedTotals) {
   SKIP_WITHOUT_TMA();
-  const std::size_t totals[] = {1, 15, 16, 17, 255, 256, 4108, 65536 + 48, (std::size_t{3} << 20) + 7};
-  for (unsigned chunk : {16u, 256u, 4096u, 16384u, 32768u})
-    for (unsigned max_blocks : {0u, 1u, 3u})
-      for (std::size_t bytes : totals) {
-        if (cml::test_support::too_large_under_sanitizer(bytes)) continue;  // as in the bulk copy's test
-        const std::string why = check_copy(bytes, [&](const unsigned char* in, unsigned char* out, std::size_t n) {
-          cml::tma::launch_cp_async_ring_copy(in, out, n, chunk, nullptr, max_blocks);
-        });
-        ASSERT_TRUE(why.empty()) << "chunk " << chunk << " max_blocks " << max_blocks << ": " << why;
+  const std::string why = every_request_and_total(
+      {16u, 256u, 4096u, 16384u, 32768u},
+      [](const unsigned char* in, unsigned char* out, std::size_t n, unsigned chunk, unsigned max_blocks) {
+        cml::tma::launch_cp_async_ring_copy(in, out, n, chunk, nullptr, max_blocks);
+      },
+      [](unsigned, unsigned, std::size_t) {
         const cml::tma::WorkCounter c = counter_now(cml::tma::kCpAsyncQueue);
-        ASSERT_EQ(c.next + c.finished, 0u) << "the ticket counter was not reset; chunk " << chunk << " max_blocks "
-                                           << max_blocks << ", " << bytes << " bytes";
-      }
+        return c.next + c.finished == 0 ? std::string() : std::string("the ticket counter was not reset");
+      });
+  ASSERT_TRUE(why.empty()) << why;
 }
 
 TEST(CpAsyncRingCopy, RefusesUnalignedBuffersAndBadRequests) {
