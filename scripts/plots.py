@@ -275,7 +275,8 @@ SPECS = [
          title="How large must a TMA bulk request be to copy as fast as cudaMemcpy?",
          x="variant", y="vs_memcpy", ref=(1.0, "cudaMemcpy D2D (1\u00d7)"), annotate="{:.2f}",
          xlabel="copy (bulk_N: 1D bulk requests of N bytes, the same 64 KiB ring per SM; _static: split in advance;\n"
-                "cp_async_16k: bulk_16k's ring filled and emptied by 256 threads)",
+                "cp_async_16k: bulk_16k's ring filled and emptied by 256 threads;\n"
+                "bulk_16k_grid: one request per block, at most 3 blocks per SM, no ring; _full: as many as fit)",
          ylabel="bandwidth (\u00d7 cudaMemcpy D2D of this run)"),
     # 04_transfers
     dict(run="pinned_bandwidth", name="pinned_h2d",
