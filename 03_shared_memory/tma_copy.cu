@@ -117,7 +117,8 @@ Demo make_demo() {
          per_sm ? fmt::format("one 16 KiB bulk request per block, at most {} blocks per SM, no ring", per_sm)
                 : std::string("bulk_16k_grid with as many blocks per SM as fit"),
          [per_sm = per_sm](Context& ctx) {
-           Row& row = measure_copy(ctx, fmt::format("request=16384B {} grid", per_sm ? fmt::format("blocks/SM<={}", per_sm) : "blocks/SM=max"),
+           const std::string cap = per_sm ? fmt::format("blocks/SM<={}", per_sm) : std::string("blocks/SM=max");
+           Row& row = measure_copy(ctx, fmt::format("request=16384B {} grid", cap),
                                    [per_sm](const float* in, float* out, std::size_t n, cudaStream_t s) {
                                      launch_tma_bulk_grid_copy(in, out, n * sizeof(float), 16384, s, per_sm);
                                    });
@@ -158,10 +159,13 @@ Demo make_demo() {
             "noise",
             ClaimKind::device, [](const RunRows& r) { return gb(r, "bulk_16k") / gb(r, "cp_async_16k"); }},
       Claim{"capped_grid_beats_full",
-            "One-request blocks copy faster with at most 3 on an SM at once than with as many as fit.",
+            fmt::format("One-request blocks copy faster with at most {} on an SM at once than with as many as fit.",
+                        kGridBlocksPerSm),
             "GB/s bulk_16k_grid / GB/s bulk_16k_grid_full", Bound::at_least(1.01),
-            "three 16 KiB requests per SM are already enough bytes in flight to keep DRAM busy; more blocks only "
-            "spread the requests in flight over more of memory at once. 1% is above the run-to-run noise of either",
+            fmt::format("{} KiB of 16 KiB requests per SM are already enough bytes in flight to keep DRAM busy; more "
+                        "blocks only spread the requests in flight over more of memory at once. 1% is above the "
+                        "run-to-run noise of either",
+                        16 * kGridBlocksPerSm),
             ClaimKind::device, [](const RunRows& r) { return gb(r, "bulk_16k_grid") / gb(r, "bulk_16k_grid_full"); }},
   };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };

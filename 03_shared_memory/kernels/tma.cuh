@@ -820,7 +820,7 @@ inline void launch_cp_async_ring_copy(const void* in, void* out, std::size_t byt
 inline constexpr unsigned kGridBlocksPerSm = 3;
 
 // The dynamic shared memory that lets at most `per_sm` blocks of `kernel` (static shared memory included)
-// onto an SM, and never less than `need`; 0 for per_sm: as many as fit with `need`.
+// onto an SM, and never less than `need`. per_sm 0 means no cap: `need`, and as many blocks as fit.
 template <class Kernel>
 std::size_t smem_for_blocks_per_sm(Kernel kernel, std::size_t need, unsigned per_sm) {
   if (per_sm == 0) return need;
