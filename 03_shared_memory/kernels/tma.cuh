@@ -30,6 +30,7 @@
 #include "common/cuda_check.hpp"
 #include "common/device_info.hpp"
 #include "common/driver_api.hpp"
+#include "common/occupancy.cuh"
 
 namespace cml::tma {
 
@@ -819,33 +820,20 @@ inline void launch_cp_async_ring_copy(const void* in, void* out, std::size_t byt
 // fewer leave DRAM waiting. A constant to experiment with.
 inline constexpr unsigned kGridBlocksPerSm = 3;
 
-// The dynamic shared memory that lets at most `per_sm` blocks of `kernel` (static shared memory included)
-// onto an SM, and never less than `need`. per_sm 0 means no cap: `need`, and as many blocks as fit.
-template <class Kernel>
-std::size_t smem_for_blocks_per_sm(Kernel kernel, std::size_t need, unsigned per_sm) {
-  if (per_sm == 0) return need;
-  int device = 0, per_sm_bytes = 0, reserved = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&per_sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
-  cudaFuncAttributes attr{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
-  const std::size_t slice = std::size_t(per_sm_bytes) / per_sm, fixed = attr.sharedSizeBytes + std::size_t(reserved);
-  return std::max(need, slice > fixed + 128 ? (slice - fixed) / 128 * 128 : 0);
-}
-
 // The dynamic shared memory of tma_bulk_grid_kernel's blocks for `chunk`-byte requests and at most `per_sm`
-// blocks per SM, asked once per device and shape. The kernel asks for the largest shared memory, so that the
-// SM's split between shared memory and L1 cannot lower the cap further; residency() says how many fit.
+// blocks per SM (0: no cap), asked once per device and shape: the stage, and above it what shared_reserve_for
+// reserves. The kernel asks for the largest shared memory, so that the SM's split between shared memory and L1
+// cannot lower the cap further; residency() says how many fit.
 inline std::size_t bulk_grid_smem(unsigned chunk, unsigned per_sm) {
   static std::map<std::tuple<int, unsigned, unsigned>, std::size_t> known;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const auto key = std::make_tuple(device, chunk, per_sm);
   if (const auto it = known.find(key); it != known.end()) return it->second;
-  const std::size_t smem = smem_for_blocks_per_sm(tma_bulk_grid_kernel, std::size_t{chunk} + 128, per_sm);
   CUDA_CHECK(cudaFuncSetAttribute(tma_bulk_grid_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                   int(cudaSharedmemCarveoutMaxShared)));
+  const std::size_t stage = std::size_t{chunk} + 128;  // + alignment
+  const std::size_t smem = per_sm == 0 ? stage : shared_reserve_for(tma_bulk_grid_kernel, 32, int(per_sm), stage);
   (void)residency(tma_bulk_grid_kernel, 32, smem);  // raises the kernel's limit; throws without the TMA
   return known[key] = smem;
 }

@@ -19,6 +19,7 @@
 #include "02_global_memory/kernels/transpose_global.cuh"
 #include "common/cuda_check.hpp"
 #include "common/device_info.hpp"
+#include "common/occupancy.cuh"
 
 namespace cml::ch03 {
 
@@ -441,28 +442,6 @@ int carveout_for(Kernel kernel, int threads, int per_sm) {
   CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
   per_sm = std::min(per_sm, max_threads / threads);
   return carveout_percent(std::size_t(per_sm), attr.sharedSizeBytes, std::size_t(reserved), std::size_t(max_per_sm));
-}
-
-// Dynamic shared memory to reserve at launch (and never touch) so that at most `per_sm` blocks of `kernel`
-// with `threads` threads fit on an SM of the current device; 0 when no more than that fit anyway. The
-// smallest such reservation, searched in 256-byte steps up to the device's per-block limit.
-template <class Kernel>
-std::size_t shared_reserve_for(Kernel kernel, int threads, int per_sm) {
-  int device = 0, optin = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  cudaFuncAttributes attr{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
-  const std::size_t most = std::size_t(optin) > attr.sharedSizeBytes ? std::size_t(optin) - attr.sharedSizeBytes : 0;
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(most)));
-  int fit = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, 0));
-  if (fit <= per_sm) return 0;
-  for (std::size_t bytes = 256; bytes <= most; bytes += 256) {
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, bytes));
-    if (fit <= per_sm) return bytes;
-  }
-  return most;
 }
 
 // How a launch of kKernel fits kPerSm blocks per SM under kCarve, worked out once per device (the

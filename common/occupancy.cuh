@@ -1,0 +1,37 @@
+// Capping how many blocks of a kernel share an SM: reserve dynamic shared memory that the blocks never touch,
+// so that no more than the wanted number fit. Used where fewer blocks in flight run faster (the capped
+// transposes of chapter 03, the one-request-per-block TMA copy).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "common/cuda_check.hpp"
+
+namespace cml {
+
+// The dynamic shared memory to launch `kernel` with, `threads` threads per block, so that at most `per_sm` of
+// its blocks fit on an SM of the current device: `used` (what the kernel itself takes) when no more than that
+// fit anyway, else the smallest larger size, searched in 256-byte steps up to the device's per-block limit.
+// Raises the kernel's dynamic shared-memory limit to that limit (what is left beside its static shared memory).
+template <class Kernel>
+std::size_t shared_reserve_for(Kernel kernel, int threads, int per_sm, std::size_t used = 0) {
+  int device = 0, optin = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attr{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  const std::size_t most = std::size_t(optin) > attr.sharedSizeBytes ? std::size_t(optin) - attr.sharedSizeBytes : 0;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(most)));
+  int fit = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, used));
+  if (fit <= per_sm) return used;
+  for (std::size_t bytes = used + 256; bytes <= most; bytes += 256) {
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, bytes));
+    if (fit <= per_sm) return bytes;
+  }
+  return most;
+}
+
+}  // namespace cml
