@@ -11,12 +11,12 @@
 
 namespace cml {
 
-// The dynamic shared memory to launch `kernel` with, `threads` threads per block, so that at most `per_sm` of
-// its blocks fit on an SM of the current device: `used` (what the kernel itself takes) when no more than that
-// fit anyway, else the smallest larger size, searched in 256-byte steps up to the device's per-block limit.
-// Raises the kernel's dynamic shared-memory limit to that limit (what is left beside its static shared memory).
+// Raises `kernel`'s dynamic shared-memory limit to the most one block of it may have on the current device
+// (the per-block opt-in limit less the kernel's static shared memory) and returns that most. Raised to the
+// most rather than to one size: a kernel launched with several sizes would otherwise refuse the launches of
+// a larger size set up before a smaller one.
 template <class Kernel>
-std::size_t shared_reserve_for(Kernel kernel, int threads, int per_sm, std::size_t used = 0) {
+std::size_t allow_most_dynamic_shared(Kernel kernel) {
   int device = 0, optin = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
@@ -24,6 +24,16 @@ std::size_t shared_reserve_for(Kernel kernel, int threads, int per_sm, std::size
   CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
   const std::size_t most = std::size_t(optin) > attr.sharedSizeBytes ? std::size_t(optin) - attr.sharedSizeBytes : 0;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(most)));
+  return most;
+}
+
+// The dynamic shared memory to launch `kernel` with, `threads` threads per block, so that at most `per_sm` of
+// its blocks fit on an SM of the current device: `used` (what the kernel itself takes) when no more than that
+// fit anyway, else the smallest larger size, searched in 256-byte steps up to the device's per-block limit.
+// Raises the kernel's dynamic shared-memory limit to that limit (allow_most_dynamic_shared).
+template <class Kernel>
+std::size_t shared_reserve_for(Kernel kernel, int threads, int per_sm, std::size_t used = 0) {
+  const std::size_t most = allow_most_dynamic_shared(kernel);
   int fit = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, used));
   if (fit <= per_sm) return used;

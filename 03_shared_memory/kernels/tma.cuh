@@ -687,7 +687,7 @@ inline CUtensorMap float_matrix_map(const float* base, std::size_t rows, std::si
 }
 
 // How many SMs the current device has and how many blocks of `kernel` fit on one at once with `smem` bytes
-// of dynamic shared memory (after raising the kernel's dynamic shared-memory limit to `smem`); throws where
+// of dynamic shared memory (after allow_most_dynamic_shared raises the kernel's limit); throws where
 // the device has no TMA. Asked once per kernel, size and device and remembered: the queries are host work
 // that would otherwise sit between the timer's start event and the launch.
 struct Residency {
@@ -703,15 +703,7 @@ Residency residency(Kernel kernel, int threads, std::size_t smem) {
   if (const std::string why = tma_unsupported(); !why.empty()) throw std::runtime_error(why);
   int sms = 0, per_sm = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  // The limit is raised to the most a block may have, not to `smem`: one kernel may be launched with several
-  // sizes, and a limit lowered for one size would refuse the launches of a larger one asked about before.
-  int optin = 0;
-  cudaFuncAttributes attr{};
-  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
-  if (smem + attr.sharedSizeBytes > std::size_t(optin)) throw std::runtime_error("a TMA block does not fit on this GPU's SM");
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  optin - static_cast<int>(attr.sharedSizeBytes)));
+  if (smem > allow_most_dynamic_shared(kernel)) throw std::runtime_error("a TMA block does not fit on this GPU's SM");
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
   if (per_sm < 1) throw std::runtime_error("a TMA block does not fit on this GPU's SM");
   return known[key] = Residency{static_cast<unsigned>(sms), static_cast<unsigned>(per_sm)};
