@@ -54,8 +54,10 @@ std::uint64_t parse_size(std::string_view text, std::string_view flag) {
   constexpr std::uint64_t limit = std::uint64_t{1} << 62;
   std::uint64_t value = 0;
   for (std::size_t i = 0; i < digits; ++i) {
-    value = value * 10 + static_cast<std::uint64_t>(text[i] - '0');
-    if (value > limit) throw CliError(f + ": value too large: " + quoted(text));
+    const auto digit = static_cast<std::uint64_t>(text[i] - '0');
+    // Checked before the multiply, so that no number of digits can wrap around 2^64.
+    if (value > (limit - digit) / 10) throw CliError(f + ": value too large: " + quoted(text));
+    value = value * 10 + digit;
   }
   if (value == 0) throw CliError(f + ": must be positive, got " + quoted(text));
   if (value > limit / multiplier) throw CliError(f + ": value too large: " + quoted(text));
@@ -95,8 +97,8 @@ std::uint64_t Options::extra_size(const CliSpec& spec, const std::string& name) 
     if (e.name != name) continue;
     auto it = extras.find(name);
     const std::string& v = it != extras.end() ? it->second : e.default_value;
-    // The parser accepts "0" for demo options (an offset of zero); sizes elsewhere must be positive.
-    if (v == "0") return 0;
+    // Only an option that declares 0 meaningful takes it; a count of zero is refused like --size 0.
+    if (v == "0" && e.zero_allowed) return 0;
     return parse_size(v, "--" + name);
   }
   throw CliError("internal: demo option --" + name + " is not declared");
@@ -203,8 +205,7 @@ Options parse_cli(const CliSpec& spec, const std::vector<std::string>& args) {
     } else if (extra != nullptr) {
       once(name, value);
       if (extra->is_size) {
-        // "0" is a legitimate value for some demo options (an offset of zero).
-        if (value != "0") (void)parse_size(value, "--" + name);
+        if (value != "0" || !extra->zero_allowed) (void)parse_size(value, "--" + name);
       } else if (value.empty()) {
         throw CliError("--" + name + ": empty value");
       }

@@ -29,6 +29,8 @@ struct ExtraOption {
   std::string help;
   std::string default_value;  // shown in --help; used when the option is absent
   bool is_size = true;        // parsed with parse_size (k/M/G suffixes) when true; free text otherwise
+  bool zero_allowed = false;  // a size option for which 0 means something (an offset, "0 = calibrate")
+  bool output_only = false;   // only names a file to write: the rows measured are the default sweep's
 };
 
 struct CliSpec {
@@ -68,7 +70,7 @@ struct Options {
 };
 
 // Parses "4096", "64k", "16M", "1G" (binary multiples: k = 2^10, M = 2^20, G = 2^30). Rejects empty,
-// negative, zero, non-numeric, unknown suffixes and values that overflow 2^63.
+// negative, zero, non-numeric, unknown suffixes and values above 2^62 (with or without the suffix).
 std::uint64_t parse_size(std::string_view text, std::string_view flag = "--size");
 int parse_positive_int(std::string_view text, std::string_view flag, int max_value);
 double parse_non_negative_double(std::string_view text, std::string_view flag, double max_value);

@@ -29,7 +29,7 @@ Context::Context(const Demo& demo, const CliSpec& spec, const Options& opts, con
   if (opts.size) size_ = *opts.size;
   else if (opts.quick) size_ = demo.quick_size;
   else size_ = demo.default_size ? demo.default_size(device) : demo.quick_size;
-  if (opts.csv_path == "-" || opts.json_path == "-") human_ = stderr;
+  if (opts.csv_path == "-" || opts.json_path == "-" || opts.claims_csv_path == "-") human_ = stderr;
 }
 
 Context::~Context() = default;
@@ -146,7 +146,7 @@ const CopyCeiling& Context::copy_ceiling(std::uint64_t bytes_per_buffer) {
   // Random data, like every benchmark's: a ceiling measured on data a compressor could use would flatter
   // itself wherever memory compresses (02_global_memory's compressible_memory shows how much).
   launch_random_fill(a.data(), n, stream_.get());
-  TimingOptions o = timing_options();
+  TimingOptions o = with_first_warmup(timing_options());
   o.flush_l2 = true;
   auto c = std::make_unique<CopyCeiling>();
   // The ceiling is measured with the plain timer: in --profile mode it is not part of the profile.
@@ -324,8 +324,9 @@ int evaluate_offline(const Demo& demo, const Options& opts) {
   std::string json = opts.claims_eval_path;
   if (json.size() > 4 && json.compare(json.size() - 4, 4, ".csv") == 0) json.replace(json.size() - 4, 4, ".json");
   for (const auto& [k, v] : read_device_facts_json(json)) run.set_fact(k, v);
-  fmt::print("{}: claims judged on {}\n", demo.name, opts.claims_eval_path);
-  return report_claims(demo, opts, evaluate_claims(selected_claims(demo, opts), run), device_name, stdout);
+  std::FILE* human = opts.claims_csv_path == "-" ? stderr : stdout;  // stdout carries the claims CSV then
+  fmt::print(human, "{}: claims judged on {}\n", demo.name, opts.claims_eval_path);
+  return report_claims(demo, opts, evaluate_claims(selected_claims(demo, opts), run), device_name, human);
 }
 
 int run(const Demo& demo, int argc, char** argv) {
@@ -451,7 +452,12 @@ int run(const Demo& demo, int argc, char** argv) {
 
   // The claims, judged on this run's rows. A run with the demo's default sweep must contain every row a
   // claim reads; --variant, a demo option or --quick may leave rows out (then the claim is not applicable).
-  const bool complete = opts.variants.empty() && opts.extras.empty() && !opts.quick && !opts.profile;
+  // An option that only names an output file (stream_overlap's --timeline) leaves the sweep as it is.
+  const bool sweep_options = std::any_of(opts.extras.begin(), opts.extras.end(), [&](const auto& given) {
+    return std::none_of(demo.extras.begin(), demo.extras.end(),
+                        [&](const ExtraOption& e) { return e.name == given.first && e.output_only; });
+  });
+  const bool complete = opts.variants.empty() && !sweep_options && !opts.quick && !opts.profile;
   RunRows run_rows(ctx.rows(), variant_names(demo), waived, opts.variants, complete);
   for (const auto& [k, v] : device_facts(device)) run_rows.set_fact(k, v);
   std::string not_judged;

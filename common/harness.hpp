@@ -119,9 +119,7 @@ class Context {
   }
   template <class Launch>
   Timing time(Launch&& launch, TimingOptions o) {
-    if (first_timing_ && !opts_.profile && !opts_.quick && !opts_.warmup_ms)
-      o.warmup_ms = o.warmup_ms > kFirstWarmupMs ? o.warmup_ms : kFirstWarmupMs;
-    first_timing_ = false;
+    o = with_first_warmup(o);
     if (!opts_.profile) return timer_.time(std::forward<Launch>(launch), o);
     // --profile: the single timed launch is the only profiled work (see scripts/profile.sh).
     ProfileRange range(*this);
@@ -179,6 +177,15 @@ class Context {
   };
   int profile_seq_ = 0;
   std::string profile_label_;
+
+  // The process's first measurement, whichever it is (a variant or the copy ceiling), warms up for at least
+  // kFirstWarmupMs: the clocks ramp slowly from idle, and a short warm-up would time them ramping.
+  TimingOptions with_first_warmup(TimingOptions o) {
+    if (first_timing_ && !opts_.profile && !opts_.quick && !opts_.warmup_ms)
+      o.warmup_ms = o.warmup_ms > kFirstWarmupMs ? o.warmup_ms : kFirstWarmupMs;
+    first_timing_ = false;
+    return o;
+  }
 
   const Demo& demo_;
   const CliSpec& spec_;

@@ -2,13 +2,14 @@
 //
 // GpuTimer::time(launch, options):
 //   1. warm-up by *time* (the idle GPU clocks down to a few hundred MHz and ramps slowly: a copy timed
-//      after two warm-up launches read 1.36 TB/s on an H200, after ~100 ms of work 4.25 TB/s);
+//      after two warm-up launches can read a third of what it reads after a hundred milliseconds of work);
 //   2. warm: picks a batch size so that one timed sample lasts at least `min_sample_ms` (microsecond
 //      kernels are timed as k back-to-back launches divided by k). Cold: one launch per sample, because
 //      only then does the L2 flush precede every timed launch (the 2nd launch of a batch would find the
 //      1st one's lines in L2);
 //   3. takes `reps` samples, each between two CUDA events on the benchmark stream, flushing L2 before each
-//      sample when `flush_l2` is set (cold) — the flush runs before the start event so it is not timed;
+//      sample when `flush_l2` is set (cold) — the flush runs before the start event so it is not timed
+//      (the write-backs it leaves behind are, on purpose: see L2Flusher);
 //      `before_sample`, if set, runs before each sample's flush, also outside the timed region;
 //   4. returns median, min, max and spread.
 // Launch callables must not synchronize: the timer does.
@@ -78,8 +79,11 @@ inline Timing timing_of(std::vector<double> samples) {
   return t;
 }
 
-// Evicts L2 by writing a buffer twice its size. (Persisting lines survive ordinary writes;
-// 05_l2_persistence resets them explicitly.)
+// Evicts L2 by writing a buffer twice its size. That leaves L2 full of dirty lines, as a long stream of
+// writes does: the timed launch pays for writing back the lines it displaces, about as many as it leaves
+// dirty itself when it ends, so its written bytes cost what they cost in a steady stream. A read-only flush
+// would leave clean lines and let up to one L2 of the launch's writes reach DRAM after the stop event.
+// (Persisting lines survive ordinary writes; 05_l2_persistence resets them explicitly.)
 class L2Flusher {
  public:
   explicit L2Flusher(std::size_t l2_bytes) : buf_(std::max<std::size_t>(2 * l2_bytes, 1 << 20)) {}

@@ -3,7 +3,8 @@
 #   --claims lists at least one claim (three when the demo has three or more variants) and exits 0;
 #   --claims --claim NAME lists that one claim; --plan-sizes fits every published card;
 #   for every reference set in results/ with this demo's CSV, --claims-eval judges the claims on it with
-#   no claim that cannot find its rows (held or not is the data's business, not this test's).
+#   no claim that cannot find its rows (held or not is the data's business, not this test's), and with
+#   --claims-csv - writes nothing but the claims CSV to stdout.
 # Usage: claims_contract.sh <demo-binary> <source root>
 set -u
 exe=$1
@@ -41,6 +42,10 @@ for csv in "$root"/results/*/"$name".csv "$root"/results/*/"$name"_*.csv; do
   # Extra runs (label_suffix.csv) belong to this demo only if their rows say so.
   [ "$(sed -n '2p' "$csv" | cut -d, -f2)" = "$name" ] || continue
   check "--claims-eval ${csv#"$root"/} (a claim could not find its rows)" "$exe" --claims-eval "$csv"
+  # With --claims-csv -, stdout is the claims CSV alone: the human lines go to stderr.
+  first_line=$("$exe" --claims-eval "$csv" --claims-csv - 2>/dev/null | head -n 1)
+  if [ "$first_line" = "device,demo,claim,kind,status,value,bound,measure,text,detail" ]; then pass=$((pass + 1)); else
+    echo "FAIL: $name --claims-eval --claims-csv - starts stdout with '$first_line', not the CSV header"; fail=$((fail + 1)); fi
 done
 echo "$name: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

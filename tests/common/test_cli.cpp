@@ -10,7 +10,9 @@ cml::CliSpec spec() {
   s.program = "demo";
   s.summary = "a test demo";
   s.variants = {"copy", "naive"};
-  s.extras = {{"offset", "element offset", "32", true}, {"mode", "a mode", "fast", false}};
+  s.extras = {{"offset", "element offset", "32", true, true},
+              {"mode", "a mode", "fast", false},
+              {"rounds", "a count", "4", true}};
   return s;
 }
 
@@ -29,7 +31,9 @@ TEST(ParseSize, PlainAndSuffixes) {
 
 TEST(ParseSize, Rejects) {
   for (const char* bad : {"", "-1", "0", "0k", "abc", "10Q", "1T", "k", "1.5M", "1e6", "12 ", " 12", "1kk",
-                          "99999999999999999999999", "4611686018427387905", "4294967297G", "--"})
+                          "99999999999999999999999", "4611686018427387905", "4294967297G", "--",
+                          // would wrap around 2^64 if the digits were checked after the multiply
+                          "18446744073709551616", "18446744073709551620", "40000000000000000000"})
     EXPECT_THROW(cml::parse_size(bad), cml::CliError) << "'" << bad << "'";
 }
 
@@ -81,10 +85,13 @@ TEST(ParseCli, RepeatedVariantIsKeptOnce) {
 
 TEST(ParseCli, SameValueTwiceIsFine) { EXPECT_EQ(*parse({"--reps", "3", "--reps", "3"}).reps, 3); }
 
-TEST(ParseCli, ZeroIsAValidExtraSize) {
+TEST(ParseCli, ZeroOnlyWhereTheOptionAllowsIt) {
   const auto o = parse({"--offset", "0"});
   EXPECT_EQ(o.extras.at("offset"), "0");
   EXPECT_EQ(o.extra_size(spec(), "offset"), 0u);
+  // A count of zero (no rounds, no runs) would time nothing or index an empty buffer: refused at parse time.
+  EXPECT_THROW(parse({"--rounds", "0"}), cml::CliError);
+  EXPECT_EQ(parse({"--rounds", "2"}).extra_size(spec(), "rounds"), 2u);
 }
 
 TEST(ParseCli, HelpAndList) {
