@@ -25,7 +25,8 @@
 # (CMAKE_CUDA_COMPILER, then CUDACXX, then PATH and $CUDA_PATH/bin, then /usr/local/cuda/bin) and asked.
 # CML_ARCH_REASON is the reason CMakeLists.txt prints beside the list. The automatic choice
 # is remembered in the cache, so a later configure of the same build dir reports it as such (and not as
-# "set by the user"); delete the build dir (or pass -DCMAKE_CUDA_ARCHITECTURES) to choose again.
+# "set by the user"); delete the build dir (or pass -DCMAKE_CUDA_ARCHITECTURES or set CUDAARCHS) to choose
+# again.
 
 # 1. Where is nvcc, which release is it, which architectures does it list? Sets _cml_nvcc,
 #    _cml_nvcc_version ("" when unknown) and _cml_nvcc_archs (e.g. 75;80;...; "" when unknown).
@@ -101,14 +102,19 @@ function(_cml_fallback_architectures version supported)
   set(_cml_fallback "${want}" PARENT_SCOPE)
 endfunction()
 
+set(_cml_cached_auto FALSE)
 if(DEFINED CMAKE_CUDA_ARCHITECTURES AND DEFINED CML_CUDA_ARCH_AUTO_VALUE
    AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "${CML_CUDA_ARCH_AUTO_VALUE}")
+  set(_cml_cached_auto TRUE)
+endif()
+if(_cml_cached_auto AND NOT "$ENV{CUDAARCHS}" STREQUAL "")
+  # CMake reads CUDAARCHS only when the cache holds no list yet; here it holds the automatic one, which the
+  # user's choice replaces.
+  set(CMAKE_CUDA_ARCHITECTURES "$ENV{CUDAARCHS}" CACHE STRING "CUDA architectures" FORCE)
+  unset(CML_CUDA_ARCH_AUTO_VALUE CACHE)
+  set(CML_ARCH_REASON "from the CUDAARCHS environment variable")
+elseif(_cml_cached_auto)
   set(CML_ARCH_REASON "${CML_CUDA_ARCH_AUTO_REASON}, chosen at this build dir's first configure")
-elseif(DEFINED CMAKE_CUDA_ARCHITECTURES AND DEFINED CML_FALLBACK_CUDA_ARCHITECTURES
-       AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "${CML_FALLBACK_CUDA_ARCHITECTURES}")
-  # A build dir configured before the multi-architecture fallback: its cache still holds the old one.
-  string(CONCAT CML_ARCH_REASON "kept from this build dir's first configure (the former no-GPU fallback); "
-                "configure a fresh build dir for the multi-architecture list")
 elseif(DEFINED CMAKE_CUDA_ARCHITECTURES)
   set(CML_ARCH_REASON "set by the user")
 elseif(NOT "$ENV{CUDAARCHS}" STREQUAL "")

@@ -12,20 +12,23 @@
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$CML_ROOT"
-run=${1:-}
+run=${1:+$(from_caller "$1")}
 [ -n "$run" ] && [ -d "$run" ] || usage_error "usage: promote_reference.sh RUN_DIR [--build-dir DIR]"
 build_dir=build
 readmes=--readmes
 shift
 while [ $# -gt 0 ]; do
   case $1 in
-    --build-dir) need_value "$@"; build_dir=$2; shift 2 ;;
+    --build-dir) need_value "$@"; build_dir=$(from_caller "$2"); shift 2 ;;
     --no-readmes) readmes=""; shift ;;
     *) usage_error "unknown option $1" ;;
   esac
 done
 [ -f "$run/status.txt" ] && [ -f "$run/provenance.json" ] || die "$run is not a finished run (status.txt, provenance.json)"
 grep -q '|failed|' "$run/status.txt" && die "$run has failed demos: not a reference"
+# A reference is the full run at default sizes (run_all.sh --reference refuses the same options).
+grep -Eq '"command": "[^"]*(--quick|--only)' "$run/provenance.json" &&
+  die "$run ran with --quick or --only: not a reference"
 
 slug=$(python3 - "$run" <<'EOF'
 import glob, json, sys

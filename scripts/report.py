@@ -91,8 +91,7 @@ def load(results):
         entry = {"rows": read_csv(os.path.join(results, name)), "json": None}
         jpath = os.path.join(results, label + ".json")
         if os.path.exists(jpath):
-            with open(jpath) as f:
-                entry["json"] = json.load(f)
+            entry["json"] = read_json(jpath)  # a JSON cut short (a demo that died) reads as none
         runs[label] = entry
     chapter_of = {}
     manifest = os.path.join(results, "demos.txt")

@@ -30,12 +30,12 @@ while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=(--quick); shift ;;
     --only) need_value "$@"; only=$2; shift 2 ;;
-    --out) need_value "$@"; out=$2; shift 2 ;;
+    --out) need_value "$@"; out=$(from_caller "$2"); shift 2 ;;
     --no-report) report=0; shift ;;
     --strict) strict=1; shift ;;
     --reference) reference=1; shift ;;
     --skip-build) skip_build=1; shift ;;
-    --build-dir) need_value "$@"; build_dir=$2; shift 2 ;;
+    --build-dir) need_value "$@"; build_dir=$(from_caller "$2"); shift 2 ;;
     -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) usage_error "unknown option $1 (see --help)" ;;
   esac
@@ -43,6 +43,10 @@ done
 if [ $reference -eq 1 ] && { [ ${#quick[@]} -gt 0 ] || [ -n "$only" ]; }; then
   usage_error "--reference needs the full run at default sizes (no --quick, no --only)"
 fi
+case "$(realpath -m "${out:-runs}")/" in
+  "$(realpath -m "$CML_ROOT/results")/"*)
+    usage_error "--out must not be results/ or inside it: reference sets change only through --reference" ;;
+esac
 
 wall_start=$(date +%s)
 if [ $skip_build -eq 0 ]; then
@@ -67,9 +71,6 @@ fi
 slug=$(printf '%s' "$gpu" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-+//; s/-+$//')
 stamp=$(date +%Y%m%d-%H%M%S)
 out=${out:-runs/$slug-$stamp}
-case "$(cd "$(dirname "$out")" 2>/dev/null && pwd)/" in
-  "$CML_ROOT/results/"*) usage_error "--out must not be inside results/: reference sets change only through --reference" ;;
-esac
 mkdir -p "$out/logs" || die "cannot create $out"
 cp "$build_dir/demos.txt" "$out/demos.txt"
 

@@ -32,6 +32,12 @@ expect_usage_error scripts/gpu_check.sh --logs
 expect_usage_error scripts/run_all.sh --bogus
 expect_usage_error scripts/run_all.sh --out
 expect_usage_error scripts/run_all.sh --reference --quick
+# A run never writes into the reference sets, however the folder is spelled or from wherever it is named.
+expect_usage_error scripts/run_all.sh --out results
+expect_usage_error scripts/run_all.sh --out results/
+expect_usage_error scripts/run_all.sh --out "$PWD/results/some-gpu/run"
+expect_usage_error scripts/run_all.sh --out results/../results/new
+expect_usage_error -c 'cd results && bash ../scripts/run_all.sh --out .'
 expect_usage_error scripts/sanitize.sh --bogus
 expect_usage_error scripts/sanitize.sh --jobs
 expect_usage_error scripts/sanitize.sh --jobs 0

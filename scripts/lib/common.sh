@@ -1,6 +1,11 @@
 # Shared by the scripts: paths, colours-free logging, dependency checks.
 # shellcheck shell=bash
 CML_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# Where the script was started: a path on its command line means what it means there, even in the scripts
+# that then work from the repository root.
+CML_CALLER_DIR=$PWD
+# from_caller PATH: PATH as the caller meant it (absolute, or relative to CML_CALLER_DIR).
+from_caller() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$CML_CALLER_DIR/$1" ;; esac; }
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
