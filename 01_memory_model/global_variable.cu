@@ -25,6 +25,8 @@ using namespace cml::ch01;
 void memcpy_to_symbol(Context& ctx) {
   const float initial = 3.14f;
   CUDA_CHECK(cudaMemcpyToSymbol(g_value, &initial, sizeof initial));
+  // From pageable memory the copy may return before it lands, and the non-blocking ctx.stream() does not wait.
+  CUDA_CHECK(cudaStreamSynchronize(nullptr));
   launch_add_two(ctx.stream());
   CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
   float back = 0.0f;
@@ -42,6 +44,7 @@ void symbol_address(Context& ctx) {
   const float initial = 3.14f;
   // With the address in hand the symbol is plain device memory: cudaMemcpy works on it.
   CUDA_CHECK(cudaMemcpy(address, &initial, sizeof initial, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the copy may not have landed, and ctx.stream() would not wait
   launch_add_two(ctx.stream());
   CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
   float back = 0.0f;
@@ -55,6 +58,7 @@ void constant_array(Context& ctx) {
   std::vector<float> coeffs(kCoeffCount);
   for (int i = 0; i < kCoeffCount; ++i) coeffs[i] = 0.25f * static_cast<float>(i + 1);
   CUDA_CHECK(cudaMemcpyToSymbol(c_coeffs, coeffs.data(), coeffs.size() * sizeof(float)));
+  CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the copy lands before the kernel on ctx.stream() reads it
   std::size_t size = 0;
   CUDA_CHECK(cudaGetSymbolSize(&size, c_coeffs));
 
@@ -81,6 +85,7 @@ void device_pointer_symbol(Context& ctx) {
   float* p = target.data();
   // The symbol holds a device address; copying the pointer value in is all it takes.
   CUDA_CHECK(cudaMemcpyToSymbol(g_target, &p, sizeof p));
+  CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the pointer lands before the kernel on ctx.stream() reads it
   launch_write_through_symbol_pointer(n, ctx.stream());
   CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
   std::vector<float> expected(n);

@@ -69,10 +69,11 @@ class FactSheet {
     // The L1/shared split: shared memory is carved out of the unified storage, 0..shared_per_sm.
     const std::size_t unified = ch01::documented_unified_l1_bytes(p.major, p.minor);
     if (unified > 0) {
-      one("unified_l1_shared_per_sm", num(unified), "bytes", ch01::unified_l1_source(p.major, p.minor),
-          unified >= p.sharedMemPerMultiprocessor);
-      one("l1_at_max_shared_carveout", num(unified - p.sharedMemPerMultiprocessor), "bytes",
-          "derived: unified - shared_per_sm", true);
+      const bool fits = unified >= p.sharedMemPerMultiprocessor;
+      one("unified_l1_shared_per_sm", num(unified), "bytes", ch01::unified_l1_source(p.major, p.minor), fits);
+      // Unsigned: a documented size below shared_per_sm would wrap; the row fails instead.
+      one("l1_at_max_shared_carveout", fits ? num(unified - p.sharedMemPerMultiprocessor) : kNaN, "bytes",
+          "derived: unified - shared_per_sm", fits);
       one("l1_at_max_l1_carveout", num(unified), "bytes", "derived: carveout 0 leaves (almost) all of it to L1", true);
     } else {
       // Not guessed from a neighbouring architecture: the row says the figure is unknown.

@@ -7,9 +7,9 @@
 //   registers_launch_bounds - the register kernel under __launch_bounds__(256, 8): on an SM that holds
 //                             2048 threads that leaves at most 32 registers per thread, so ptxas spills
 //                             part of the array to local memory. An SM that holds fewer threads cannot run
-//                             8 such blocks; ptxas then caps the promise at the blocks that fit, and the
-//                             row's bound_reg_cap shows how many registers that leaves
-//                             (kernels/launch_bounds.hpp);
+//                             8 such blocks; ptxas then drops the promise altogether rather than scale it
+//                             down, only the block size limits the registers, and the row's bound_reg_cap
+//                             shows how many that leaves (kernels/launch_bounds.hpp);
 //   registers_maxrregcount  - the register kernel from a translation unit built with -maxrregcount=24.
 // Next to each timing: num_regs and local_bytes from cudaFuncGetAttributes (localSizeBytes: local memory
 // per thread, spills and local arrays alike), so the spill is visible without a profiler. Bytes are the
@@ -177,7 +177,7 @@ Demo make_demo() {
             "memory.",
             "local_bytes registers_launch_bounds", Bound::at_least(4),
             "32 registers cannot hold 32 live values plus the loop's bookkeeping; not applicable where the "
-            "SM holds fewer than 2048 threads and ptxas caps the promise",
+            "SM holds fewer than 2048 threads and ptxas drops the promise",
             ClaimKind::device,
             [col](const RunRows& r) {
               require_bound_honoured(r);

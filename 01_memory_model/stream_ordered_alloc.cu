@@ -15,6 +15,7 @@
 // Run: build/bin/stream_ordered_alloc [--size 1G] [--csv alloc.csv]
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,28 @@ void cycle(Method method, std::size_t bytes, cudaStream_t s) {
   if (method == Method::async_sync) CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
+// One buffer from `method`, given back the same way when it goes out of scope (also when a launch or a
+// check throws): cudaFree, or cudaFreeAsync in the stream it came from.
+class MethodBuffer {
+ public:
+  MethodBuffer(Method method, std::size_t bytes, cudaStream_t s) : method_(method), s_(s) {
+    if (method_ == Method::malloc_free) CUDA_CHECK(cudaMalloc(&p_, bytes));
+    else CUDA_CHECK(cudaMallocAsync(&p_, bytes, s_));
+  }
+  ~MethodBuffer() {
+    if (method_ == Method::malloc_free) CUDA_CHECK_NOTHROW(cudaFree(p_));
+    else CUDA_CHECK_NOTHROW(cudaFreeAsync(p_, s_));
+  }
+  MethodBuffer(const MethodBuffer&) = delete;
+  MethodBuffer& operator=(const MethodBuffer&) = delete;
+  std::uint32_t* get() const noexcept { return p_; }
+
+ private:
+  Method method_;
+  cudaStream_t s_;
+  std::uint32_t* p_ = nullptr;
+};
+
 // Two buffers in a row from `method`, each filled with the pattern and checked where it lies: the second
 // may reuse the first's memory (freed in stream order, no synchronization between), and must still hold
 // its own pattern. An allocator that handed out unmapped, too small or shared memory fails the check, or
@@ -65,13 +88,9 @@ VerifyResult check_method(Method method, std::size_t bytes, cudaStream_t s) {
   const std::size_t n = bytes / sizeof(std::uint32_t);
   VerifyResult r;
   for (std::uint32_t seed : {11u, 12u}) {
-    std::uint32_t* p = nullptr;
-    if (method == Method::malloc_free) CUDA_CHECK(cudaMalloc(&p, bytes));
-    else CUDA_CHECK(cudaMallocAsync(&p, bytes, s));
-    launch_pattern_fill(p, n, seed, s);
-    r = check_pattern_on_device(p, n, seed, s);
-    if (method == Method::malloc_free) CUDA_CHECK(cudaFree(p));
-    else CUDA_CHECK(cudaFreeAsync(p, s));
+    const MethodBuffer p(method, bytes, s);  // freed at the end of the iteration, before the next allocation
+    launch_pattern_fill(p.get(), n, seed, s);
+    r = check_pattern_on_device(p.get(), n, seed, s);
     if (!r.ok()) break;
   }
   CUDA_CHECK(cudaStreamSynchronize(s));
@@ -85,8 +104,12 @@ void require_pools(Context& ctx) {
 }
 
 void run_method(Context& ctx, Method method, std::uint64_t threshold) {
-  if (method != Method::malloc_free) require_pools(ctx);
-  ReleaseThreshold pool(ctx.device().ordinal, threshold);
+  // Only the pooled methods touch the pool: cudaMalloc needs none, and a GPU without pools has none to set.
+  std::optional<ReleaseThreshold> pool;
+  if (method != Method::malloc_free) {
+    require_pools(ctx);
+    pool.emplace(ctx.device().ordinal, threshold);
+  }
   cudaStream_t s = ctx.stream();
   for (std::uint64_t bytes : sweep(ctx.size())) {
     const std::string params = fmt::format("bytes={}", bytes);
@@ -105,8 +128,8 @@ void run_method(Context& ctx, Method method, std::uint64_t threshold) {
     if (method != Method::malloc_free) {
       // What the pool holds once the stream is idle: a zero threshold gives it all back.
       CUDA_CHECK(cudaStreamSynchronize(s));
-      r.set("reserved_after_sync", static_cast<double>(pool.attribute(cudaMemPoolAttrReservedMemCurrent)));
-      r.set("used_after_sync", static_cast<double>(pool.attribute(cudaMemPoolAttrUsedMemCurrent)));
+      r.set("reserved_after_sync", static_cast<double>(pool->attribute(cudaMemPoolAttrReservedMemCurrent)));
+      r.set("used_after_sync", static_cast<double>(pool->attribute(cudaMemPoolAttrUsedMemCurrent)));
     }
   }
 }

@@ -129,13 +129,14 @@ class VmmBuffer {
     CUmemGenericAllocationHandle h = 0;
     CU_CHECK(api.create(&h, size, &prop, 0));
     chunks_.push_back({h, size});
-    CU_CHECK(api.map(base_ + mapped_, size, 0, h, 0));
+    const CUdeviceptr chunk = base_ + mapped_;
+    CU_CHECK(api.map(chunk, size, 0, h, 0));
+    mapped_ += size;  // counted once mapped: if set_access throws, reset() still unmaps the chunk
     CUmemAccessDesc access{};
     access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     access.location.id = device_;
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    CU_CHECK(api.set_access(base_ + mapped_, size, &access, 1));
-    mapped_ += size;
+    CU_CHECK(api.set_access(chunk, size, &access, 1));
   }
 
   // True when every chunk got the compression it asked for (a driver may quietly hand out plain memory).

@@ -36,6 +36,8 @@ enum class CoeffSource {
 inline void upload_stencil_coefficients(const std::vector<float>& table) {
   CUDA_CHECK(cudaMemcpyToSymbol(c_stencil_table, table.data(), sizeof(float) * kCoeffRows * kStencilTaps));
   CUDA_CHECK(cudaMemcpyToSymbol(c_stencil_coeffs, table.data(), sizeof(float) * kStencilTaps));
+  // From pageable memory the copies may return before they land, and non-blocking streams do not wait for them.
+  CUDA_CHECK(cudaStreamSynchronize(nullptr));
 }
 
 template <RowPick P>

@@ -1,5 +1,6 @@
 // Every chapter-01 kernel against its CPU reference, at odd sizes (1, 31, 1000003, and sizes that are
-// not multiples of the block), outputs poisoned first so a skipped element cannot pass.
+// not multiples of the block), outputs poisoned first so a skipped element cannot pass. The litmus and
+// growing-buffer kernels have files of their own (test_litmus_gpu.cu, test_vmm_growth_gpu.cu).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -19,6 +20,7 @@
 #include "01_memory_model/kernels/reverse_chunks.cuh"
 #include "01_memory_model/kernels/stencil_1d.cuh"
 #include "01_memory_model/kernels/stream_sum.cuh"
+#include "01_memory_model/kernels/symbols.cuh"
 #include "common/testing.hpp"
 
 namespace {
@@ -218,6 +220,59 @@ TEST_P(Stencil, EverySourceAndRowPickMatchesReference) {
 INSTANTIATE_TEST_SUITE_P(OddSizes, Stencil,
                          testing::Combine(testing::Values<std::size_t>(1, 4, 31, 255, 257, 1000003),
                                           testing::Values(3u, 0u)));
+
+// ---- static device symbols -------------------------------------------------------------------------------
+
+TEST(Symbols, ScalarReachedThroughTheSymbolApiAndItsAddress) {
+  CML_REQUIRE_GPU();
+  const float initial = 3.14f;
+  CUDA_CHECK(cudaMemcpyToSymbol(g_value, &initial, sizeof initial));
+  launch_add_two(nullptr);  // the legacy stream, like the copy: ordered after it
+  sync();
+  float back = 0.0f;
+  CUDA_CHECK(cudaMemcpyFromSymbol(&back, g_value, sizeof back));
+  EXPECT_EQ(back, initial + 2.0f);
+  float* address = nullptr;
+  CUDA_CHECK(cudaGetSymbolAddress(reinterpret_cast<void**>(&address), g_value));
+  launch_add_two(nullptr);
+  sync();
+  CUDA_CHECK(cudaMemcpy(&back, address, sizeof back, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(back, initial + 2.0f + 2.0f);
+  std::size_t size = 0;
+  CUDA_CHECK(cudaGetSymbolSize(&size, g_value));
+  EXPECT_EQ(size, sizeof(float));
+  CUDA_CHECK(cudaGetSymbolSize(&size, c_coeffs));
+  EXPECT_EQ(size, sizeof(float) * kCoeffCount);
+}
+
+class Symbols : public testing::TestWithParam<int> {};
+
+TEST_P(Symbols, ConstantArrayAndPointerSymbolMatchReference) {
+  CML_REQUIRE_GPU();
+  const int n = GetParam();
+  std::vector<float> coeffs(kCoeffCount);
+  for (int i = 0; i < kCoeffCount; ++i) coeffs[i] = 0.25f * static_cast<float>(i + 1);
+  CUDA_CHECK(cudaMemcpyToSymbol(c_coeffs, coeffs.data(), coeffs.size() * sizeof(float)));
+  DeviceBuffer<float> out(n);
+  out.poison();
+  launch_scale_by_coeffs(out.data(), n, nullptr);
+  sync();
+  std::vector<float> want(n);
+  for (int i = 0; i < n; ++i) want[i] = coeffs[i % kCoeffCount] * static_cast<float>(i);
+  VerifyResult r = compare_exact(out.download(), want);
+  EXPECT_TRUE(r.ok()) << "c_coeffs: " << first_mismatch(r);
+
+  float* const target = out.data();
+  CUDA_CHECK(cudaMemcpyToSymbol(g_target, &target, sizeof target));
+  out.poison();
+  launch_write_through_symbol_pointer(n, nullptr);
+  sync();
+  for (int i = 0; i < n; ++i) want[i] = 3.0f * static_cast<float>(i);
+  r = compare_exact(out.download(), want);
+  EXPECT_TRUE(r.ok()) << "g_target: " << first_mismatch(r);
+}
+
+INSTANTIATE_TEST_SUITE_P(OddSizes, Symbols, testing::Values(1, 31, 257, 1000003));
 
 // ---- dynamic shared memory above 48 KiB --------------------------------------------------------------------
 
