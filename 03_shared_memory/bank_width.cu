@@ -41,7 +41,14 @@ cudaError_t legacy_get_bank_config(cudaSharedMemConfig* c) { return cudaDeviceGe
 cudaError_t legacy_set_bank_config(cudaSharedMemConfig c) { return cudaDeviceSetSharedMemConfig(c); }
 #pragma GCC diagnostic pop
 
-int bank_bytes(cudaSharedMemConfig c) { return c == cudaSharedMemBankSizeEightByte ? 8 : 4; }
+// 0 when the query names no width (cudaSharedMemBankSizeDefault): the claim then fails rather than read 4.
+int bank_bytes(cudaSharedMemConfig c) {
+  switch (c) {
+    case cudaSharedMemBankSizeFourByte: return 4;
+    case cudaSharedMemBankSizeEightByte: return 8;
+    default: return 0;
+  }
+}
 
 void legacy_config_api(Context& ctx) {
   cudaSharedMemConfig before{}, after{};

@@ -243,7 +243,7 @@ Demo make_demo() {
       "and cudaMemcpy D2D of the same matrix measured in the same run.";
   d.size_meaning = transpose::kSizeMeaning;
   d.variants = {
-      {"copy_row", "upper bound: copy along rows (02_global_memory)",
+      {"copy_row", "reference: copy along rows, one float per thread (02_global_memory); cudaMemcpy is the ceiling",
        [](Context& ctx) { transpose::bench(ctx).copy_row(ctx); }},
       {"naive_row", "reference: the naive global transpose, rows read, columns written (02_global_memory)",
        [](Context& ctx) {

@@ -111,9 +111,10 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
 
 // ---- Padded tiles with more elements per thread ---------------------------------------------------
 // The same two-phase transpose on a kSide x kSide tile (+1 padding) with kSide x kBlockRows threads, so
-// each thread keeps kSide / kBlockRows loads in flight before the barrier. Why: HBM3e needs many bytes in
-// flight per SM; with one 4-byte element per thread (tiled_padded) the kernel is latency-bound, and even
-// four (tiled_multi) leave it short of the copy ceiling. Which shape wins is a measurement question.
+// each thread keeps kSide / kBlockRows loads in flight before the barrier. Why: DRAM needs many bytes in
+// flight per SM to reach its bandwidth (Little's law); with one 4-byte element per thread (tiled_padded)
+// the kernel is latency-bound, and even four (tiled_multi) leave it short of the copy ceiling. Which shape
+// wins is a measurement question.
 // kMoved turns it into a kernel that is not a transpose (tile_move_64x8, at the end of this file): only
 // the store changes.
 enum class TileDest {
