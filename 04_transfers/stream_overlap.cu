@@ -45,6 +45,11 @@ constexpr std::uint32_t kSeed = 3;
 constexpr int kMaxStreams = 8;
 constexpr double kKernelOverTransfer = 1.05;  // calibration target: tE = 1.05 x (H2D + D2H)
 constexpr std::uint64_t kMaxSteps = 1 << 20;
+// The smallest --size. Chunks are whole kChunkAlignWords, so in a small buffer the last chunks of a split come
+// out empty and the staged launch stops before them. From s x (s - 1) x kChunkAlignWords words up, a split into
+// s chunks leaves none empty; kMaxStreams^2 x kChunkAlignWords is above that for every row, so streams=n runs
+// the n chunks its model divides by.
+constexpr std::uint64_t kMinWords = std::uint64_t{kMaxStreams} * kMaxStreams * kChunkAlignWords;
 
 // Everything the variants share: buffers, streams, the calibrated kernel and the measured components.
 struct Overlap {
@@ -174,18 +179,22 @@ int timeline_streams_option(const Context& ctx) {
 
 // --steps: the kernel's multiply-adds per word, or nothing for "0" (calibrate them to the transfers).
 std::optional<std::uint32_t> steps_option(const Context& ctx) {
-  const std::string steps = ctx.extra_text("steps");
-  if (steps == "0") return std::nullopt;
-  const std::uint64_t k = parse_size(steps, "--steps");
-  if (k > kMaxSteps) throw CliError("--steps: at most " + std::to_string(kMaxSteps) + ", got " + steps);
+  const std::uint64_t k = ctx.extra_size("steps");
+  if (k == 0) return std::nullopt;
+  if (k > kMaxSteps)
+    throw CliError("--steps: at most " + std::to_string(kMaxSteps) + ", got " + ctx.extra_text("steps"));
   return static_cast<std::uint32_t>(k);
 }
 
 // Every option at once, before the run: a --timeline file that cannot be written is refused now, not
-// after the measurements that would fill it.
+// after the measurements that would fill it, and so is one that no variant of the run would write.
 void check_options(Context& ctx) {
   (void)timeline_streams_option(ctx);
   (void)steps_option(ctx);
+  const std::vector<std::string>& only = ctx.options().variants;
+  const bool staged_runs = only.empty() || std::find(only.begin(), only.end(), "staged") != only.end();
+  if (!ctx.extra_text("timeline").empty() && !staged_runs)
+    throw CliError("--timeline: only the staged variant writes it, and --variant leaves that out");
   try {
     check_writable(ctx.extra_text("timeline"));
   } catch (const std::exception& e) {
@@ -423,10 +432,10 @@ Demo make_demo() {
   };
   d.claims = claims();
   d.extras = {
-      {"steps", "multiply-adds per word in the kernel (0 = calibrate to 1.05x the transfer time)", "0", true},
+      {"steps", "multiply-adds per word in the kernel (0 = calibrate to 1.05x the transfer time)", "0", true, true},
       {"timeline", "trace one sequential and one staged run with CUDA events into this Chrome-trace JSON "
                    "(Perfetto opens it; scripts/timeline_plot.py draws it)",
-       "", false},
+       "", false, false, true},
       {"timeline-streams", "streams in the staged run of --timeline (1..8)", "4", true},
   };
   d.check_options = check_options;
@@ -435,7 +444,7 @@ Demo make_demo() {
   d.cold_by_default = false;
   d.warmup_ms = 20.0;
   d.device_bytes = [](std::uint64_t n) {
-    if (n < 1024) throw CliError("--size: at least 1k words, got " + std::to_string(n));
+    if (n < kMinWords) throw CliError(fmt::format("--size: at least {} words, got {}", kMinWords, n));
     if (n > (std::uint64_t{1} << 30)) throw CliError("--size: at most 1G words, got " + std::to_string(n));
     return 2.0 * static_cast<double>(n) * sizeof(std::uint32_t) + 64e6;
   };

@@ -229,9 +229,11 @@ std::vector<Claim> claims() {
             }},
       Claim{"kernel_uses_host_pointers",
             "A kernel reads and writes pinned, mapped, registered and managed memory through the host pointer "
-            "itself.",
+            "itself (registered memory through cudaHostGetDevicePointer's pointer where "
+            "cudaDevAttrCanUseHostPointerForRegisteredMem is 0).",
             "kernel_on_host_pointer rows whose output is not bit-exact", Bound::at_most(0),
-            "under UVA a host allocation the GPU may access has the same address on both sides",
+            "under UVA a host allocation the GPU may access has the same address on both sides, except registered "
+            "memory on devices that map it elsewhere",
             ClaimKind::device, [](const RunRows& r) { return unverified_rows(r, "kernel_on_host_pointer"); }},
   };
 }

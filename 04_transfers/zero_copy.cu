@@ -52,11 +52,11 @@ const char* mode_name(Mode m) {
   return "?";
 }
 
-// --offset accepts 0 (the harness's size parser does not), so it is read as text.
+// --offset: 0 ... kMaxOffset elements (0 is the aligned case).
 std::size_t offset_option(const Context& ctx) {
-  const std::string text = ctx.extra_text("offset");
-  const std::uint64_t offset = text == "0" ? 0 : parse_size(text, "--offset");
-  if (offset > kMaxOffset) throw CliError("--offset: at most " + std::to_string(kMaxOffset) + ", got " + text);
+  const std::uint64_t offset = ctx.extra_size("offset");
+  if (offset > kMaxOffset)
+    throw CliError("--offset: at most " + std::to_string(kMaxOffset) + ", got " + ctx.extra_text("offset"));
   return static_cast<std::size_t>(offset);
 }
 
@@ -315,7 +315,7 @@ Demo make_demo() {
       {"mapped_offset", "mapped, reading a[i + offset] (misaligned by --offset elements)", mapped_offset},
   };
   d.claims = claims();
-  d.extras = {{"offset", "element offset of the misaligned case (0 ... 1024)", "1", true}};
+  d.extras = {{"offset", "element offset of the misaligned case (0 ... 1024)", "1", true, true}};
   d.check_options = [](Context& ctx) { (void)offset_option(ctx); };
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{64} << 20; };
   d.quick_size = std::uint64_t{64} << 10;

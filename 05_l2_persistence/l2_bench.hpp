@@ -58,13 +58,24 @@ inline std::size_t set_aside_option(const Context& ctx) {
   return static_cast<std::size_t>(bytes);
 }
 
+// A table given on the command line: make_window caps num_bytes at accessPolicyMaxWindowSize, so a larger
+// table would lie partly outside its window and the run would no longer measure a window over the table.
+inline void check_table_bytes(const Context& ctx, std::size_t bytes, const char* flag) {
+  const std::size_t max_window = ctx.device().access_policy_max_window;
+  if (bytes > max_window)
+    throw CliError(fmt::format("{}: {} bytes is more than accessPolicyMaxWindowSize ({} bytes), the most one "
+                               "window covers",
+                               flag, bytes, max_window));
+}
+
 // --persist: a table size rounded down to whole `align`-byte units, or nothing for "auto" (the demo's own
-// choice from the set-aside); less than one unit is a usage error.
+// choice from the set-aside); less than one unit, or more than one window covers, is a usage error.
 inline std::optional<std::size_t> persist_option(const Context& ctx, std::size_t align) {
   const std::string text = ctx.extra_text("persist");
   if (text == "auto") return std::nullopt;
   const std::size_t bytes = static_cast<std::size_t>(parse_size(text, "--persist")) / align * align;
   if (bytes < align) throw CliError(fmt::format("--persist: at least {} bytes, got {}", align, text));
+  check_table_bytes(ctx, bytes, "--persist");
   return bytes;
 }
 
@@ -78,6 +89,23 @@ inline int passes_option(const Context& ctx, int quick) {
   const std::uint64_t p = ctx.extra_size("passes", static_cast<std::uint64_t>(quick));
   if (p > 64) throw CliError(fmt::format("--passes: at most 64, got {}", p));
   return static_cast<int>(p);
+}
+
+// The device memory of `kernels` sliding-window workloads, each with `passes` x --size of stream and a table
+// of `table_bytes`, against what is free once the harness holds its own buffers. The stream grows with
+// --passes and the table with --persist / --persist-sizes; the harness's --size check assumes the defaults.
+inline void check_workload_memory(const Context& ctx, int kernels, int passes, std::size_t table_bytes) {
+  const double stream = static_cast<double>(ctx.size() / sizeof(uint4) * sizeof(uint4)) * passes;
+  const double need = kernels * (stream + static_cast<double>(table_bytes));
+  std::size_t free_b = 0, total_b = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  // A tenth stays free: allocations are rounded up, and the driver needs room of its own.
+  if (need > 0.9 * static_cast<double>(free_b))
+    throw CliError(fmt::format("--size {} x --passes {} of stream and a {}-byte table{} need {} of device memory, "
+                               "{} is free",
+                               ctx.size(), passes, table_bytes,
+                               kernels > 1 ? fmt::format(" for each of {} kernels", kernels) : std::string(),
+                               format_bytes(need), format_bytes(static_cast<double>(free_b))));
 }
 
 // Records whether a window read back (from a stream or a graph node) equals the one that was set.

@@ -47,7 +47,7 @@ inline cudaAccessPolicyWindow make_window(void* base, std::size_t bytes, double 
   return w;
 }
 
-// Best Practices 9.2.2.1: when the persistent data outgrows the set-aside, keep the window over all of it but
+// Best Practices 9.2.2.2: when the persistent data outgrows the set-aside, keep the window over all of it but
 // lower hitRatio so that hitRatio x num_bytes = set-aside: that many bytes, picked by the hardware, persist; the
 // rest take missProp (streaming) instead of evicting each other in the set-aside.
 inline double tuned_hit_ratio(std::size_t window_bytes, std::size_t set_aside) {

@@ -13,6 +13,7 @@
 // speed-up; only the stream and the graph node can be read back (a launch attribute lives in the launch alone).
 // What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/l2_window_api [--persist 28M] [--csv api.csv]
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -206,6 +207,8 @@ Demo make_demo() {
   d.claims = claims();
   d.default_size = [](const DeviceInfo& dev) { return static_cast<std::uint64_t>(dev.l2_bytes); };
   d.quick_size = 4 * kMiB;
+  // The stream (8 passes by default), the table and the L2 flush buffer; check_options checks the run's own
+  // --passes and --persist.
   d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 512e6; };
   d.extras = {
       {"passes", "passes per launch (1 ... 64; --quick: 2)", "8", true},
@@ -214,7 +217,9 @@ Demo make_demo() {
   };
   d.check_options = [](Context& ctx) {
     check_stream_size(ctx);
-    (void)passes_option(ctx, 2), (void)set_aside_option(ctx), (void)persist_option(ctx, kWindowAlign);
+    // "auto" takes at most the set-aside asked for (or 1 MiB under --quick).
+    const std::size_t table = persist_option(ctx, kWindowAlign).value_or(std::max(set_aside_option(ctx), kMiB));
+    check_workload_memory(ctx, 1, passes_option(ctx, 2), table);
   };
   d.warmup_ms = 20.0;
   d.waive_reason = persistence_waive_reason;

@@ -1,6 +1,6 @@
 // The PCIe link a GPU reports through Linux sysfs (/sys/bus/pci/devices/<bus id>/current_link_speed,
 // current_link_width, max_link_speed, max_link_width), and the payload bandwidth that link can carry
-// per direction after line encoding (before packet headers, which cost another ~5-10 %).
+// per direction after line encoding (before packet headers, which cost another 5-15 %).
 #pragma once
 
 #include <cstdio>

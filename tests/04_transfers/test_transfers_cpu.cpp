@@ -204,6 +204,16 @@ TEST(TransfersOverlapModel, ChunksCoverEveryWordOnceAligned) {
   }
 }
 
+// stream_overlap's smallest --size, 8 x 8 x 256 words: from there up no split into 1 ... 8 chunks has an empty
+// one, so its row streams=n runs the n chunks of its model.
+TEST(TransfersOverlapModel, NoEmptyChunkFromTheSmallestOverlapSize) {
+  constexpr std::size_t kMinWords = 8 * 8 * 256;
+  for (std::size_t n = kMinWords; n < 4 * kMinWords; ++n)
+    for (int chunks = 1; chunks <= 8; ++chunks)
+      ASSERT_NE(chunk_of(n, chunks, chunks - 1, 256).count, 0u) << "n " << n << " chunks " << chunks;
+  EXPECT_EQ(chunk_of(12544, 8, 7, 256).count, 0u);  // below it, the last of 8 chunks can be empty
+}
+
 // ---- Batching layout --------------------------------------------------------------------------------------
 
 TEST(TransfersBatching, LayoutWithAShortLastChunk) {

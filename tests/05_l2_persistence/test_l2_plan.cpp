@@ -13,8 +13,10 @@ namespace {
 
 using namespace cml::ch05;
 
-constexpr std::size_t kSetAside = 39321600;       // 37.5 MiB: an H200's persistingL2CacheMaxSize
-constexpr std::size_t kMaxWindow = 134213632;     // accessPolicyMaxWindowSize reported on A100 / H100
+// A set-aside and a maximum window of the kind drivers report: neither is a power of two, so rounding in the
+// planning code shows.
+constexpr std::size_t kSetAside = 39321600;       // 37.5 MiB
+constexpr std::size_t kMaxWindow = 134213632;     // 128 MiB - 4 KiB
 void* const kBase = reinterpret_cast<void*>(0x7f0000000000);
 
 bool same_element(const uint4& a, const uint4& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
