@@ -54,6 +54,7 @@ def check_links(root, files):
 
 LINE_LINK = re.compile(r"\]\(([^)\s#]+)#L(\d+)(?:-L(\d+))?\)")
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
+INLINE_CODE = re.compile(r"`([^`\n]{3,})`")
 
 
 def _lines(path):
@@ -110,14 +111,24 @@ def check_line_ranges(root, files):
                 names = ", ".join(f"{t}#L{lo}-L{hi}" for t, lo, hi, _ in ranges)
                 failures.append(f"{rel}: the excerpt at line {text.count(chr(10), 0, block.start()) + 1} is not "
                                 f"in the lines it links to ({names})")
-        # Every other line link (in lists, tables, exercises): the lines must exist.
-        for target, first, last in LINE_LINK.findall(re.sub(r"```.*?```", "", text, flags=re.S)):
-            src = os.path.normpath(os.path.join(os.path.dirname(path), target))
-            if re.match(r"^[a-z]+:", target) or not os.path.isfile(src):
-                continue
-            n = len(_lines(src))
-            if not 1 <= int(first) <= int(last or first) <= n:
-                failures.append(f"{rel}: {target}#L{first}{'-L' + last if last else ''} is outside the file ({n} lines)")
+        # Every other line link (in lists, tables, exercises): the lines must exist, and where the same sentence
+        # quotes code that the file has ("set `kTile` in [file, line 12]"), at least one such quote is on them.
+        prose = re.sub(r"```.*?```", "", text, flags=re.S)
+        for sentence in (part for md_line in prose.split("\n") for part in re.split(r"[.;]\s", md_line)):
+            for target, first, last in LINE_LINK.findall(sentence):
+                src = os.path.normpath(os.path.join(os.path.dirname(path), target))
+                if re.match(r"^[a-z]+:", target) or not os.path.isfile(src):
+                    continue
+                lines = _lines(src)
+                lo, hi = int(first), int(last or first)
+                link = f"{target}#L{first}{'-L' + last if last else ''}"
+                if not 1 <= lo <= hi <= len(lines):
+                    failures.append(f"{rel}: {link} is outside the file ({len(lines)} lines)")
+                    continue
+                quoted = [q for q in INLINE_CODE.findall(sentence) if any(q in line for line in lines)]
+                if quoted and not any(q in line for q in quoted for line in lines[lo - 1:hi]):
+                    failures.append(f"{rel}: {link} does not show {', '.join(f'`{q}`' for q in quoted)} "
+                                    f"(the file has it elsewhere)")
     return sorted(set(failures))
 
 
