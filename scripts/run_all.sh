@@ -53,6 +53,7 @@ if [ $skip_build -eq 0 ]; then
   ensure_build_deps
   log "build (Release, native architecture when a GPU is visible) in $build_dir"
   if [ "$build_dir" = build ]; then
+    check_preset_build_dir
     cmake --preset release >/tmp/cml-configure.log 2>&1 || { tail -n 20 /tmp/cml-configure.log; die "configure failed"; }
   else
     cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/tmp/cml-configure.log 2>&1 \

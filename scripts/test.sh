@@ -11,6 +11,7 @@ ensure_matplotlib || log "warning: matplotlib unavailable; the report test will 
 ensure_sass_tools || log "warning: cuobjdump unavailable; the sass.* tests will be reported as skipped"
 jobs=$(nproc 2>/dev/null || echo 2)
 log "configure"
+check_preset_build_dir
 cmake --preset release
 log "build ($jobs jobs)"
 cmake --build --preset release -j "$jobs"

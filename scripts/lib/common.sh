@@ -16,6 +16,16 @@ need_value() { [ $# -ge 2 ] || usage_error "$1 needs a value (see --help)"; }
 # need_count NAME VALUE: VALUE must be a positive integer.
 need_count() { [[ $2 =~ ^[1-9][0-9]*$ ]] || usage_error "$1 needs a positive integer, not '$2'"; }
 
+# The release preset builds in build/ with Ninja; CMake refuses a build/ configured before with another
+# generator. Say so in one line, and how to recover, instead of CMake's error.
+check_preset_build_dir() {
+  local cache=$CML_ROOT/build/CMakeCache.txt gen
+  [ -f "$cache" ] || return 0
+  gen=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$cache")
+  [ -z "$gen" ] || [ "$gen" = Ninja ] ||
+    die "build/ was configured with '$gen'; the release preset uses Ninja: remove build/ (rm -rf build) and run again"
+}
+
 # How many GPUs nvidia-smi lists (0 without a driver or a GPU).
 visible_gpus() { nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true; }
 
