@@ -64,8 +64,14 @@ expect_usage_error --claims-eval "$tmp/bad.csv"
 expect_usage_error --strict=yes
 expect_usage_error positional
 expect_usage_error --help=yes
+# Writable output paths beside a mistake: the demo may probe them, but must leave nothing behind.
+expect_usage_error --csv "$tmp/o.csv" --reps 0
+expect_usage_error --csv "$tmp/o.csv" --json "$tmp/no/such/dir/out.json"
+expect_usage_error --json "$tmp/o.json" --claims-csv "$tmp/o.claims.csv" --bogus
+expect_usage_error --claims-csv "$tmp/o.claims.csv" --csv "$tmp/no/such/dir/out.csv"
 [ -n "$first_variant" ] && expect_ok --list --variant "$first_variant"
 
-if ls "$tmp"/no 2>/dev/null; then echo "FAIL: $name left output behind"; fail=$((fail + 1)); fi
+left=$(find "$tmp" -mindepth 1 -not -name out -not -name err -not -name bad.csv)
+if [ -n "$left" ]; then echo "FAIL: $name left output behind: $left"; fail=$((fail + 1)); fi
 echo "$name: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

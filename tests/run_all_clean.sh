@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# The main job never writes a tracked file. On a machine without a GPU, scripts/run_all.sh builds nothing
-# new (--skip-build over this build) and finds nothing to measure; with a GPU it runs every demo --quick
-# into runs/. Either way `git status --porcelain` of tracked files must be the same before and after.
+# The main job never writes a tracked file: with a GPU it runs two demos --quick (--skip-build over this
+# build) into runs/, and `git status --porcelain` of tracked files, and of anything under results/, must be
+# the same before and after. Without a GPU run_all.sh measures nothing, so the test is skipped (77).
 # Usage: run_all_clean.sh <source root> <build dir>
 set -u
 root=$1
 build=$2
 cd "$root" || exit 1
 git rev-parse --is-inside-work-tree >/dev/null 2>&1 || { echo "not a git checkout: skipped"; exit 77; }
-before=$(git status --porcelain --untracked-files=no)
+nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU visible: run_all.sh would measure nothing; skipped"; exit 77; }
+state() { git status --porcelain --untracked-files=no; git status --porcelain --untracked-files=all -- results; }
+before=$(state)
 before_hash=$(git ls-files -m -z | xargs -0 -r sha1sum)
-args=(--skip-build --build-dir "$build" --no-report)
-nvidia-smi -L >/dev/null 2>&1 && args+=(--quick --only '^(bandwidth_ceiling|global_variable)$')
-bash scripts/run_all.sh "${args[@]}"
+bash scripts/run_all.sh --skip-build --build-dir "$build" --no-report --quick \
+  --only '^(bandwidth_ceiling|global_variable)$'
 rc=$?
-after=$(git status --porcelain --untracked-files=no)
+after=$(state)
 after_hash=$(git ls-files -m -z | xargs -0 -r sha1sum)
 if [ "$before" != "$after" ] || [ "$before_hash" != "$after_hash" ]; then
   echo "FAIL: scripts/run_all.sh changed tracked files:"

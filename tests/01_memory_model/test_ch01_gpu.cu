@@ -86,13 +86,13 @@ TEST_P(SharedChase, LandsWhereTheCpuWalkLands) {
   DeviceBuffer<std::uint32_t> next_dev(nodes);
   DeviceBuffer<ChaseState> state(1);
   next_dev.upload(next);
-  const ChaseState start{0, -1};
-  CUDA_CHECK(cudaMemcpy(state.data(), &start, sizeof start, cudaMemcpyHostToDevice));
+  ChaseState got{0, -1};
   std::uint64_t total = 0;
   for (const unsigned hops : {1u, 5u, 2 * nodes + 1}) {
+    got.cycles = -1;  // each launch must store its own count: an earlier launch's cannot pass for it
+    CUDA_CHECK(cudaMemcpy(state.data(), &got, sizeof got, cudaMemcpyHostToDevice));
     launch_shared_chase(next_dev.data(), nodes, state.data(), hops, nullptr);
     total += hops;
-    ChaseState got{};
     CUDA_CHECK(cudaMemcpy(&got, state.data(), sizeof got, cudaMemcpyDeviceToHost));
     EXPECT_EQ(got.cursor, walk_chain(next, 0, total)) << "after " << total << " hops";
     EXPECT_GT(got.cycles, 0);

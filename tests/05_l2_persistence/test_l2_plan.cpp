@@ -201,6 +201,24 @@ TEST(L2Reference, WordValuesDependOnIndexAndSeed) {
   EXPECT_EQ(e.w, word_value(23, kTableSeed));
 }
 
+// The kernels, the references and the definitions below share add_to and fold_into: pin them to literal
+// arithmetic, so that a change to either cannot pass every test by changing all sides at once.
+TEST(L2Reference, AddAndFoldAreTheArithmeticTheyName) {
+  uint4 a{1, 2, 3, 0xffffffffu};
+  add_to(a, uint4{10, 20, 30, 2});
+  EXPECT_TRUE(same_element(a, uint4{11, 22, 33, 1}));  // wraps modulo 2^32
+  uint4 f{1, 2, 3, 4};
+  fold_into(f, uint4{5, 6, 7, 8});
+  EXPECT_TRUE(same_element(f, uint4{38, 72, 106, 140}));  // a * 33 + b
+  // The fold is order-dependent (unlike a sum), so a kernel that reads its elements in another order fails.
+  uint4 ab{0, 0, 0, 0}, ba{0, 0, 0, 0};
+  fold_into(ab, uint4{1, 1, 1, 1});
+  fold_into(ab, uint4{2, 2, 2, 2});
+  fold_into(ba, uint4{2, 2, 2, 2});
+  fold_into(ba, uint4{1, 1, 1, 1});
+  EXPECT_FALSE(same_element(ab, ba));
+}
+
 // The reference takes a shortcut (per-position sums); this is the definition, element by element.
 std::vector<uint4> sliding_by_definition(std::size_t table_n, std::size_t chunk_n, int passes) {
   std::vector<uint4> table(table_n);
