@@ -489,4 +489,30 @@ std::map<std::string, double> read_device_facts_json(const std::string& path) {
   return facts;
 }
 
+std::string run_mode_json(const RunMode& m) {
+  return fmt::format("\"run\": {{\"complete\": {}, \"not_judged\": {}}}", m.complete ? "true" : "false",
+                     json_quote(m.not_judged));
+}
+
+RunMode read_run_mode_json(const std::string& path) {
+  RunMode m;
+  std::ifstream in(path);
+  if (!in) return m;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  const std::string head = "\"run\": {\"complete\": ";
+  const auto at = text.find(head);
+  if (at == std::string::npos) return m;
+  m.complete = text.compare(at + head.size(), 5, "false") != 0;
+  const std::string key = "\"not_judged\": \"";
+  const auto nj = text.find(key, at);
+  if (nj == std::string::npos) return m;
+  for (std::size_t i = nj + key.size(); i < text.size() && text[i] != '"'; ++i) {
+    if (text[i] == '\\' && i + 1 < text.size()) ++i;
+    m.not_judged += text[i];
+  }
+  return m;
+}
+
 }  // namespace cml

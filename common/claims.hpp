@@ -195,4 +195,14 @@ std::vector<Row> read_rows_csv(const std::string& path, std::string* device = nu
 // a missing file or member yields no entry.
 std::map<std::string, double> read_device_facts_json(const std::string& path);
 
+// How the run behind a saved JSON was made, as its "run" member records it: whether it had the demo's
+// default sweep (no --variant, --quick, --profile or sweep option) and, if its claims were not judged, why.
+// A missing file or member reads as a complete, judged run (files written before the member existed).
+struct RunMode {
+  bool complete = true;
+  std::string not_judged;
+};
+std::string run_mode_json(const RunMode& m);  // the member, "\"run\": {...}"
+RunMode read_run_mode_json(const std::string& path);
+
 }  // namespace cml

@@ -320,13 +320,16 @@ int evaluate_offline(const Demo& demo, const Options& opts) {
     if (std::any_of(mine.begin(), mine.end(), [&](const Row& r) { return r.variant == v.name; }))
       selected.push_back(v.name);
   if (selected.empty()) selected.push_back("(none)");
-  RunRows run(std::move(mine), variant_names(demo), {}, selected, true);
   std::string json = opts.claims_eval_path;
   if (json.size() > 4 && json.compare(json.size() - 4, 4, ".csv") == 0) json.replace(json.size() - 4, 4, ".json");
+  // The run's own JSON says whether it was a --quick, --profile or partial run: judged as that run was.
+  const RunMode mode = read_run_mode_json(json);
+  RunRows run(std::move(mine), variant_names(demo), {}, selected, mode.complete);
   for (const auto& [k, v] : read_device_facts_json(json)) run.set_fact(k, v);
   std::FILE* human = opts.claims_csv_path == "-" ? stderr : stdout;  // stdout carries the claims CSV then
   fmt::print(human, "{}: claims judged on {}\n", demo.name, opts.claims_eval_path);
-  return report_claims(demo, opts, evaluate_claims(selected_claims(demo, opts), run), device_name, human);
+  return report_claims(demo, opts, evaluate_claims(selected_claims(demo, opts), run, mode.not_judged), device_name,
+                       human);
 }
 
 int run(const Demo& demo, int argc, char** argv) {
@@ -477,6 +480,7 @@ int run(const Demo& demo, int argc, char** argv) {
     json_members.push_back(w + "}");
   }
   json_members.push_back("\"claims\": " + claims_to_json(results));
+  json_members.push_back(run_mode_json(RunMode{complete, not_judged}));  // so that --claims-eval judges alike
   if (!opts.csv_path.empty()) write_file_atomically(opts.csv_path, to_csv(ctx.rows(), device.name));
   if (!opts.json_path.empty())
     write_file_atomically(opts.json_path, to_json(ctx.rows(), &device, demo.name, json_members));

@@ -42,6 +42,14 @@ for csv in "$root"/results/*/"$name".csv "$root"/results/*/"$name"_*.csv; do
   # Extra runs (label_suffix.csv) belong to this demo only if their rows say so.
   [ "$(sed -n '2p' "$csv" | cut -d, -f2)" = "$name" ] || continue
   check "--claims-eval ${csv#"$root"/} (a claim could not find its rows)" "$exe" --claims-eval "$csv"
+  # A saved --quick run (its JSON says so) is judged as the live run was: every claim not applicable.
+  cp "$csv" "$tmp/quick.csv"
+  printf '{\n  "run": {"complete": false, "not_judged": "--quick run: sizes and samples too small to judge"},\n  "rows": []\n}\n' \
+    >"$tmp/quick.json"
+  if "$exe" --claims-eval "$tmp/quick.csv" >"$tmp/out" 2>"$tmp/err" && ! grep -qE '^  (held|NOT HELD|ERROR) ' "$tmp/out" &&
+     grep -qE '^  n/a ' "$tmp/out"; then pass=$((pass + 1)); else
+    echo "FAIL: $name --claims-eval judged a saved --quick run as a full one:"; head -n 8 "$tmp/out" "$tmp/err"
+    fail=$((fail + 1)); fi
   # With --claims-csv -, stdout is the claims CSV alone: the human lines go to stderr.
   first_line=$("$exe" --claims-eval "$csv" --claims-csv - 2>/dev/null | head -n 1)
   if [ "$first_line" = "device,demo,claim,kind,status,value,bound,measure,text,detail" ]; then pass=$((pass + 1)); else

@@ -290,6 +290,22 @@ TEST(ClaimFiles, DeviceFactsFromRunJson) {
   EXPECT_TRUE(read_device_facts_json("/no/such.json").empty());
 }
 
+// A saved run says how it was made, so that --claims-eval judges a --quick or partial run as the live run did.
+TEST(ClaimFiles, RunModeRoundTripsThroughTheJson) {
+  const RunMode quick{false, "--quick run: sizes and \"samples\" too small to judge"};
+  TempFile f("{\n  \"demo\": \"d\",\n  " + run_mode_json(quick) + ",\n  \"rows\": []\n}\n");
+  const RunMode back = read_run_mode_json(f.path());
+  EXPECT_FALSE(back.complete);
+  EXPECT_EQ(back.not_judged, quick.not_judged);
+  TempFile full("{\n  " + run_mode_json(RunMode{}) + "\n}\n");
+  EXPECT_TRUE(read_run_mode_json(full.path()).complete);
+  EXPECT_TRUE(read_run_mode_json(full.path()).not_judged.empty());
+  // Files from before the member, or none at all: a complete, judged run.
+  TempFile old("{\n  \"demo\": \"d\",\n  \"rows\": []\n}\n");
+  EXPECT_TRUE(read_run_mode_json(old.path()).complete);
+  EXPECT_TRUE(read_run_mode_json("/no/such.json").complete);
+}
+
 TEST(ClaimFiles, FactsMissingAreNotApplicable) {
   RunRows run = sample();
   Claim c{"needs_l2", "t", "m", Bound::at_least(1.0), "w", ClaimKind::device,
