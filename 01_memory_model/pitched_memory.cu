@@ -85,13 +85,9 @@ ImageShape image_shape(const Context& ctx) {
   if (height >= (std::uint64_t{1} << 31)) throw CliError("--size / --width gives too many rows");
   // Narrow rows are padded to a full pitch each: check the real footprint (two pitched arrays, rows
   // rounded up to 512 B, a safe bound on the pitch alignment) against the free memory.
-  std::size_t free_b = 0, total_b = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   const double need = 2.0 * static_cast<double>(ceil_div<std::uint64_t>(width * sizeof(float), 512) * 512) *
                       static_cast<double>(height);
-  if (need > 0.9 * static_cast<double>(free_b))
-    throw CliError(fmt::format("--size {} with --width {} needs {} of padded rows", ctx.size(), width,
-                               format_bytes(need)));
+  require_free_device_memory(need, fmt::format("--size {} with --width {}: the padded rows", ctx.size(), width));
   return {width, height};
 }
 

@@ -97,15 +97,10 @@ inline int passes_option(const Context& ctx, int quick) {
 inline void check_workload_memory(const Context& ctx, int kernels, int passes, std::size_t table_bytes) {
   const double stream = static_cast<double>(ctx.size() / sizeof(uint4) * sizeof(uint4)) * passes;
   const double need = kernels * (stream + static_cast<double>(table_bytes));
-  std::size_t free_b = 0, total_b = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  // A tenth stays free: allocations are rounded up, and the driver needs room of its own.
-  if (need > 0.9 * static_cast<double>(free_b))
-    throw CliError(fmt::format("--size {} x --passes {} of stream and a {}-byte table{} need {} of device memory, "
-                               "{} is free",
-                               ctx.size(), passes, table_bytes,
-                               kernels > 1 ? fmt::format(" for each of {} kernels", kernels) : std::string(),
-                               format_bytes(need), format_bytes(static_cast<double>(free_b))));
+  require_free_device_memory(need, fmt::format("--size {} x --passes {} of stream and a {}-byte table{}", ctx.size(),
+                                               passes, table_bytes,
+                                               kernels > 1 ? fmt::format(" for each of {} kernels", kernels)
+                                                           : std::string()));
 }
 
 // Records whether a window read back (from a stream or a graph node) equals the one that was set.

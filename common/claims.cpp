@@ -441,25 +441,37 @@ std::vector<Row> read_rows_csv(const std::string& path, std::string* device) {
   }
 }
 
-std::map<std::string, double> read_device_facts_json(const std::string& path) {
-  std::map<std::string, double> facts;
+namespace {
+
+// The whole file, or "" when it cannot be read (the JSON readers below are lenient by design).
+std::string file_text(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return facts;
+  if (!in) return {};
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string text = ss.str();
+  return ss.str();
+}
+
+// Reads the JSON string whose opening quote is at text[i]; leaves i after the closing quote.
+std::string json_string_at(const std::string& text, std::size_t& i) {
+  std::string out;
+  for (++i; i < text.size() && text[i] != '"'; ++i) {
+    if (text[i] == '\\' && i + 1 < text.size()) ++i;
+    out += text[i];
+  }
+  ++i;
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, double> read_device_facts_json(const std::string& path) {
+  std::map<std::string, double> facts;
+  const std::string text = file_text(path);
   const auto start = text.find("\"device\": {");
   if (start == std::string::npos) return facts;
   std::size_t i = start + std::string("\"device\": {").size();
-  // Reads a JSON string starting at the quote at i; leaves i after the closing quote.
-  auto read_string = [&](std::string& out) {
-    out.clear();
-    for (++i; i < text.size() && text[i] != '"'; ++i) {
-      if (text[i] == '\\' && i + 1 < text.size()) ++i;
-      out += text[i];
-    }
-    ++i;
-  };
+  auto read_string = [&](std::string& out) { out = json_string_at(text, i); };
   auto skip_space = [&] {
     while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == ',' || text[i] == ':')) ++i;
   };
@@ -496,22 +508,16 @@ std::string run_mode_json(const RunMode& m) {
 
 RunMode read_run_mode_json(const std::string& path) {
   RunMode m;
-  std::ifstream in(path);
-  if (!in) return m;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = file_text(path);
   const std::string head = "\"run\": {\"complete\": ";
   const auto at = text.find(head);
   if (at == std::string::npos) return m;
   m.complete = text.compare(at + head.size(), 5, "false") != 0;
-  const std::string key = "\"not_judged\": \"";
-  const auto nj = text.find(key, at);
-  if (nj == std::string::npos) return m;
-  for (std::size_t i = nj + key.size(); i < text.size() && text[i] != '"'; ++i) {
-    if (text[i] == '\\' && i + 1 < text.size()) ++i;
-    m.not_judged += text[i];
-  }
+  const std::string key = "\"not_judged\": ";
+  std::size_t i = text.find(key, at);
+  if (i == std::string::npos) return m;
+  i += key.size();
+  if (i < text.size() && text[i] == '"') m.not_judged = json_string_at(text, i);
   return m;
 }
 

@@ -185,6 +185,14 @@ const char* built_architectures() {
 #endif
 }
 
+void require_free_device_memory(double need_bytes, const std::string& what) {
+  std::size_t free_b = 0, total_b = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  if (need_bytes > 0.9 * static_cast<double>(free_b))
+    throw CliError(fmt::format("{} need {} of device memory, {} is free", what, format_bytes(need_bytes),
+                               format_bytes(static_cast<double>(free_b))));
+}
+
 std::string missing_code_reason() {
   cudaFuncAttributes attr{};
   const cudaError_t err = cudaFuncGetAttributes(&attr, code_probe_kernel);

@@ -203,6 +203,11 @@ class Context {
   std::unique_ptr<CopyCeiling> ceiling_;
 };
 
+// For a demo's check_options: throws a CliError (the run's one-line usage error) unless `need_bytes` fit in
+// 90% of the device memory free now; the rest is left to allocation rounding and the driver. `what` names
+// what needs them, e.g. "--size 1G with --width 7".
+void require_free_device_memory(double need_bytes, const std::string& what);
+
 // Returns the process exit code: 0 ok, 1 verification/CUDA failure (or, with --strict, a device-side
 // claim not held; or a claim that cannot find its rows), 2 bad command line, 77 waived.
 int run_demo(const Demo& demo, int argc, char** argv);
