@@ -19,7 +19,9 @@
 // which every load's data passes (the others take the largest shared memory).
 // fast_64x8_grouped runs the blocks in bands of tile rows, so the blocks resident at once cover a square
 // patch of the matrix instead of a strip; the _col variants take the tiles down each column of tiles, so the
-// blocks resident at once write long runs of a few output rows. tma_64x64 / tma_128x128 (compute capability
+// blocks resident at once write long runs of a few output rows. tile64_vec4_3pb_col_pf keeps more reads in
+// flight without more blocks: each block also asks L2 for the tile a later block will read
+// (prefetch.global.L2::evict_last; compute capability 8.0 or newer). tma_64x64 / tma_128x128 (compute capability
 // 9.0 or newer; sides multiples of 4) bring each tile in and send it out with one tensor copy each, and the
 // threads only transpose 4 x 4 blocks between two shared-memory tiles; their persistent blocks take tiles
 // by ticket from a global counter, and tma_64x64_static splits the tiles among the blocks in advance.
@@ -287,6 +289,17 @@ Demo make_demo() {
        float4_tile<ch02::BlockOrder::kColumnMajor, false, Carve::kMaxShared>},
       {"tile64_vec4_3pb_col", "tile64_vec4_3pb_l1 with blocks in column-major order",
        float4_tile<ch02::BlockOrder::kColumnMajor, true, Carve::kFit>},
+      {"tile64_vec4_3pb_col_pf",
+       "tile64_vec4_3pb_col, each block prefetching into L2 (evict-last) a later block's tile (CC >= 8.0)",
+       [](Context& ctx) {
+         if (const std::string why = l2_prefetch_unsupported(ctx.device().cc_major, ctx.device().cc_minor);
+             !why.empty())
+           throw Waived(why);
+         wide(ctx,
+              fmt::format("tile=64x64 threads=256 blocks/SM<={} carveout=fit column-order L2-prefetch={}-ahead",
+                          kVec4BlocksPerSm, tile64_vec4_prefetch_ahead()),
+              launch_transpose_tile64_vec4_prefetched);
+       }},
       {"tile64_async", "tile64_vec4 in persistent blocks, cp.async into two tile buffers (CC >= 8.0)",
        [](Context& ctx) {
          if (const std::string why = tile64_async_unsupported(ctx.device().cc_major, ctx.device().cc_minor);

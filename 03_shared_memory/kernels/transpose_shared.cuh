@@ -218,16 +218,37 @@ __device__ __forceinline__ WideTile wide_tile(unsigned id, TileGrid g, std::size
 }
 
 // Phase 1, vector path: four 16-byte loads per thread, all in flight before the first shared store.
+// `while_loading` runs between the two, once the loads are issued and before their data is needed.
+template <class WhileLoading>
 __device__ __forceinline__ void load_tile_vec4(const float* __restrict__ in, std::size_t cols, const WideTile& w,
-                                               float* tile) {
+                                               float* tile, WhileLoading while_loading) {
   const int t = threadIdx.x;
   float4 v[kWidePasses];
 #pragma unroll
   for (int k = 0; k < kWidePasses; ++k)
     v[k] = *reinterpret_cast<const float4*>(&in[(w.r0 + load_row(t, k)) * cols + w.c0 + 4 * load_chunk(t)]);
+  while_loading();
 #pragma unroll
   for (int k = 0; k < kWidePasses; ++k)
     *reinterpret_cast<float4*>(&tile[wide_offset(load_row(t, k), 4 * load_chunk(t))]) = v[k];
+}
+
+// Asks L2 to fetch the 128-byte line holding p, without waiting for it, and to keep it ahead of ordinary
+// lines when it must evict one (evict_last). Compute capability 8.0 or newer; older builds compile nothing
+// here, and the variant that uses it is waived on those GPUs.
+__device__ __forceinline__ void prefetch_l2_evict_last(const void* p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  // The clobber keeps the prefetch after the loads issued before it in the source.
+  asm volatile("prefetch.global.L2::evict_last [%0];" ::"l"(p) : "memory");
+#else
+  (void)p;
+#endif
+}
+
+// All of tile w into L2: 64 rows of 256 bytes are 128 lines; thread t < 128 asks for line t % 2 of row t / 2.
+__device__ __forceinline__ void prefetch_tile_l2(const float* in, std::size_t cols, const WideTile& w) {
+  const int t = threadIdx.x;
+  if (t < 2 * kWide) prefetch_l2_evict_last(in + (w.r0 + t / 2) * cols + w.c0 + 32 * (t % 2));
 }
 
 // Phase 1 with cp.async (sm_80+): each 16-byte chunk goes from global memory to shared memory without
@@ -298,15 +319,29 @@ enum class Carve {
 
 // One 64 x 64 tile per block: load, barrier, store. 16 KB of shared memory per block. kPerSm and kCarve say
 // how the launcher fits the blocks on an SM (fit_blocks, below); each pair is a kernel of its own, so that
-// each keeps its own carveout attribute.
-template <BlockOrder kOrder, int kPerSm, Carve kCarve>
+// each keeps its own carveout attribute. With kPrefetch, a block also asks L2 for the tile of block
+// blockIdx.x + ahead while its own loads are on their way (tile64_vec4_3pb_col_pf, below).
+template <BlockOrder kOrder, int kPerSm, Carve kCarve, bool kPrefetch = false>
 __global__ void __launch_bounds__(kWideThreads)
     transpose_tile64_vec4_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
-                                 std::size_t cols, TileGrid g, bool aligned) {
+                                 std::size_t cols, TileGrid g, bool aligned, unsigned ahead) {
   __shared__ __align__(16) float tile[kWide * kWide];
   const WideTile w = wide_tile<kOrder>(blockIdx.x, g, rows, cols, aligned);  // the same for the whole block
-  if (w.vector) load_tile_vec4(in, cols, w, tile);
-  else load_tile_scalar(in, rows, cols, w, tile);
+  if (w.vector) {
+    load_tile_vec4(in, cols, w, tile, [&] {
+      if constexpr (kPrefetch) {
+        // Edge tiles are left out: a line past the matrix is not the input's to ask for.
+        if (ahead < g.blocks() - blockIdx.x) {
+          const WideTile next = wide_tile<kOrder>(blockIdx.x + ahead, g, rows, cols, aligned);
+          if (next.vector) prefetch_tile_l2(in, cols, next);
+        }
+      } else {
+        (void)ahead;
+      }
+    });
+  } else {
+    load_tile_scalar(in, rows, cols, w, tile);
+  }
   __syncthreads();
   if (w.vector) store_tile_vec4(tile, out, rows, w);
   else store_tile_scalar(tile, out, rows, cols, w);
@@ -472,14 +507,43 @@ inline constexpr int kVec4BlocksFull = 8;
 // the number of separate 256-byte pieces of output rows that DRAM is asked to write at the same time.
 inline constexpr int kVec4BlocksPerSm = 3;
 
-// The float4 tile with its tiles in kOrder, at most kPerSm blocks per SM, fitted by kCarve.
-template <BlockOrder kOrder, int kPerSm, Carve kCarve>
-void launch_tile64_vec4_for(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
+// Blocks of `kKernel` resident on the whole current device at once with `dynamic_bytes` of dynamic shared
+// memory each (under the carveout already set), computed once per device: the occupancy query costs host
+// time that would show in the timing of small matrices.
+template <auto kKernel>
+unsigned resident_blocks(int threads, std::size_t dynamic_bytes) {
+  static int done_for = -1;
+  static unsigned resident = 0;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  if (done_for == device) return resident;
+  int sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kKernel, threads, dynamic_bytes));
+  resident = unsigned(std::max(1, sms * per_sm));
+  done_for = device;
+  return resident;
+}
+
+// tile64_vec4_3pb_col_pf: how far ahead a block prefetches, in blocks: a sixth of the blocks resident at
+// once. The prefetch must start early enough to hide much of a DRAM read, which a block's own loads wait
+// out in full, and not so early that the lines sit in L2 for long beside the written lines that are
+// waiting for DRAM: a block prefetching the tile of the block that replaces it would ask too early.
+inline constexpr unsigned kPrefetchShare = 6;
+inline constexpr unsigned prefetch_ahead(unsigned resident) {
+  return resident / kPrefetchShare > 0 ? resident / kPrefetchShare : 1;
+}
+
+// The float4 tile with its tiles in kOrder, at most kPerSm blocks per SM, fitted by kCarve; with kPrefetch,
+// each block prefetches the tile `ahead` blocks after its own.
+template <BlockOrder kOrder, int kPerSm, Carve kCarve, bool kPrefetch = false>
+void launch_tile64_vec4_for(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s,
+                            unsigned ahead = 0) {
   if (rows == 0 || cols == 0) return;
-  constexpr auto kernel = transpose_tile64_vec4_kernel<kOrder, kPerSm, kCarve>;
+  constexpr auto kernel = transpose_tile64_vec4_kernel<kOrder, kPerSm, kCarve, kPrefetch>;
   const std::size_t reserve = fit_blocks<kernel, kPerSm, kCarve>(kWideThreads);
   const TileGrid g = ch02::tile_grid(cols, rows, kWide, kWide);
-  kernel<<<g.blocks(), kWideThreads, reserve, s>>>(in, out, rows, cols, g, vec4_aligned(in, out, rows, cols));
+  kernel<<<g.blocks(), kWideThreads, reserve, s>>>(in, out, rows, cols, g, vec4_aligned(in, out, rows, cols), ahead);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -496,13 +560,44 @@ void launch_transpose_tile64_vec4_capped(const float* in, float* out, std::size_
   launch_tile64_vec4_for<kOrder, kVec4BlocksPerSm, kCarve>(in, out, rows, cols, s);
 }
 
-// cp.async (and so tile64_async) needs compute capability 8.0 or newer. "" when a device of compute
-// capability major.minor has it, else the reason, for Waived or a skipped test.
-inline std::string tile64_async_unsupported(int major, int minor) {
+// tile64_vec4_3pb_col_pf: tile64_vec4_3pb_col whose blocks also prefetch a later block's tile into L2. In
+// column order a tile's reads are 64 pieces of 256 bytes, each from another input row, and the blocks
+// resident at once read pieces of thousands of rows: reads that DRAM serves more slowly than a copy's, and
+// three blocks per SM leave little in flight to cover them. More blocks per SM would keep more reads in
+// flight, but also more tiles writing at once (tile64_vec4_3pb's reason for three). A prefetch keeps
+// reads in flight without a block waiting for them: when the later block loads its tile, the lines are
+// in L2 or on their way. evict_last asks L2 to keep them ahead of ordinary lines: L2 also holds the
+// written lines until DRAM takes them, and a prefetched line pushed out before its block reads it is read
+// from DRAM twice. The lines left behind are clean copies of the input, so whatever evicts them later
+// writes nothing back. Needs compute capability 8.0 (l2_prefetch_unsupported, below); compiled for an older
+// GPU, this is tile64_vec4_3pb_col.
+inline constexpr auto kPrefetchKernel =
+    transpose_tile64_vec4_kernel<BlockOrder::kColumnMajor, kVec4BlocksPerSm, Carve::kFit, true>;
+
+// How many blocks ahead tile64_vec4_3pb_col_pf's blocks prefetch on the current device.
+inline unsigned tile64_vec4_prefetch_ahead() {
+  const std::size_t reserve = fit_blocks<kPrefetchKernel, kVec4BlocksPerSm, Carve::kFit>(kWideThreads);
+  return prefetch_ahead(resident_blocks<kPrefetchKernel>(kWideThreads, reserve));
+}
+
+inline void launch_transpose_tile64_vec4_prefetched(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                                    cudaStream_t s) {
+  launch_tile64_vec4_for<BlockOrder::kColumnMajor, kVec4BlocksPerSm, Carve::kFit, true>(
+      in, out, rows, cols, s, tile64_vec4_prefetch_ahead());
+}
+
+// `feature` needs compute capability 8.0 or newer: "" when a device of compute capability major.minor has
+// it, else the reason, for Waived or a skipped test.
+inline std::string sm80_unsupported(const std::string& feature, int major, int minor) {
   if (major >= 8) return "";
-  return "cp.async needs compute capability 8.0 or newer; this GPU is " + std::to_string(major) + "." +
+  return feature + " needs compute capability 8.0 or newer; this GPU is " + std::to_string(major) + "." +
          std::to_string(minor);
 }
+inline std::string l2_prefetch_unsupported(int major, int minor) {
+  return sm80_unsupported("prefetch.global.L2::evict_last", major, minor);
+}
+// cp.async, and so tile64_async.
+inline std::string tile64_async_unsupported(int major, int minor) { return sm80_unsupported("cp.async", major, minor); }
 // The same for the current device.
 inline std::string tile64_async_unsupported() {
   const ComputeCapability cc = current_compute_capability();
@@ -515,8 +610,7 @@ inline std::string tile64_async_unsupported() {
 inline void launch_transpose_tile64_async(const float* in, float* out, std::size_t rows, std::size_t cols,
                                           cudaStream_t s, unsigned max_blocks = 0) {
   if (rows == 0 || cols == 0) return;
-  // Blocks resident at once on the current device, computed once per device (the occupancy query costs
-  // host time that would show in the timing of small matrices), and whether the device has cp.async.
+  // Blocks resident at once on the current device, and whether the device has cp.async, once per device.
   static int cached_device = -1;
   static unsigned resident = 0;
   static std::string unsupported;
@@ -528,11 +622,7 @@ inline void launch_transpose_tile64_async(const float* in, float* out, std::size
       // Six blocks of 32 KB need the largest shared memory; the grid is sized to what then fits.
       CUDA_CHECK(cudaFuncSetAttribute(transpose_tile64_async_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                       int(cudaSharedmemCarveoutMaxShared)));
-      int sms = 0, per_sm = 0;
-      CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-      CUDA_CHECK(
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, transpose_tile64_async_kernel, kWideThreads, 0));
-      resident = static_cast<unsigned>(std::max(1, sms * per_sm));
+      resident = resident_blocks<transpose_tile64_async_kernel>(kWideThreads, 0);
     }
     cached_device = device;
   }

@@ -357,6 +357,23 @@ TEST(Tile64, AsyncNeedsComputeCapability80) {
   EXPECT_EQ(tile64_async_unsupported(10, 0), "");
 }
 
+// tile64_vec4_3pb_col_pf's prefetch hint: the same rule, its own reason.
+TEST(Tile64, L2PrefetchNeedsComputeCapability80) {
+  EXPECT_EQ(l2_prefetch_unsupported(7, 5),
+            "prefetch.global.L2::evict_last needs compute capability 8.0 or newer; this GPU is 7.5");
+  EXPECT_EQ(l2_prefetch_unsupported(8, 0), "");
+  EXPECT_EQ(l2_prefetch_unsupported(9, 0), "");
+}
+
+// Its blocks prefetch a sixth of the resident blocks ahead, and at least one.
+TEST(Tile64, PrefetchDistanceIsASixthOfTheResidentBlocks) {
+  EXPECT_EQ(prefetch_ahead(396), 66u);  // 132 SMs, 3 blocks each
+  EXPECT_EQ(prefetch_ahead(13), 2u);
+  EXPECT_EQ(prefetch_ahead(6), 1u);
+  EXPECT_EQ(prefetch_ahead(5), 1u);
+  EXPECT_EQ(prefetch_ahead(0), 1u);
+}
+
 // --size N needs four N x N fp32 matrices; the largest side accepted is the largest whose four fit.
 TEST(Sizes, DeviceBytesOfHugeSidesStayExact) {
   EXPECT_DOUBLE_EQ(cml::transpose::device_bytes_square(8192), 16.0 * 8192.0 * 8192.0);

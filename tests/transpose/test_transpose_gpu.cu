@@ -88,6 +88,7 @@ std::vector<Case> all_cases() {
       {"tile64_vec4_3pb_l1", kT, launch_transpose_tile64_vec4_capped<BlockOrder::kRowMajor, Carve::kFit>},
       {"tile64_vec4_col", kT, launch_transpose_tile64_vec4<BlockOrder::kColumnMajor>},
       {"tile64_vec4_3pb_col", kT, launch_transpose_tile64_vec4_capped<BlockOrder::kColumnMajor, Carve::kFit>},
+      {"tile64_vec4_3pb_col_pf", kT, launch_transpose_tile64_vec4_prefetched},
       {"tile64_async", kT, async_with(0)},
       // persistent grids far smaller than the tile count: every block cycles through both buffers
       {"tile64_async_1block", kT, async_with(1)},
@@ -211,6 +212,25 @@ TEST(Tile64, UnalignedPointersUseTheScalarPathExactly) {
     CUDA_CHECK(cudaMemcpy(got.data(), out.data() + 1, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
     const cml::VerifyResult r = cml::compare_exact(got, expected);
     EXPECT_TRUE(r.ok()) << c.name << ": " << r.mismatches << " mismatches, first " << r.first.front();
+  }
+}
+
+// tile64_vec4_3pb_col_pf with other prefetch distances: one block ahead (every block but the last asks for
+// a tile, edge tiles among those it skips), three, and past the last block (none asks). A prefetch changes
+// nothing the kernel reads, so every result must stay exact and inside its matrix.
+TEST(Tile64, PrefetchAtAnyDistanceIsExact) {
+  CML_REQUIRE_GPU();
+  const cml::ComputeCapability cc = cml::current_compute_capability();
+  if (const std::string why = l2_prefetch_unsupported(cc.major, cc.minor); !why.empty()) GTEST_SKIP() << why;
+  Fixture f(1000 * 777);
+  for (const unsigned ahead : {1u, 3u, 1u << 20}) {
+    const Case c{"ahead " + std::to_string(ahead), Expect::kTranspose,
+                 [ahead](const float* in, float* out, std::size_t r, std::size_t n, cudaStream_t s) {
+                   launch_tile64_vec4_for<BlockOrder::kColumnMajor, kVec4BlocksPerSm, Carve::kFit, true>(in, out, r, n,
+                                                                                                         s, ahead);
+                 }};
+    for (const auto& [m, n] : {std::pair<std::size_t, std::size_t>{1000, 777}, {256, 1024}, {130, 260}})
+      EXPECT_EQ(f.check(c, m, n), "") << c.name;
   }
 }
 
