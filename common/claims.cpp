@@ -512,6 +512,7 @@ RunMode read_run_mode_json(const std::string& path) {
   const std::string head = "\"run\": {\"complete\": ";
   const auto at = text.find(head);
   if (at == std::string::npos) return m;
+  m.recorded = true;
   m.complete = text.compare(at + head.size(), 5, "false") != 0;
   const std::string key = "\"not_judged\": ";
   std::size_t i = text.find(key, at);

@@ -201,6 +201,7 @@ std::map<std::string, double> read_device_facts_json(const std::string& path);
 struct RunMode {
   bool complete = true;
   std::string not_judged;
+  bool recorded = false;  // read back from a run's JSON (false: none there, a full run assumed)
 };
 std::string run_mode_json(const RunMode& m);  // the member, "\"run\": {...}"
 RunMode read_run_mode_json(const std::string& path);

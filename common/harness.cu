@@ -336,6 +336,8 @@ int evaluate_offline(const Demo& demo, const Options& opts) {
   for (const auto& [k, v] : read_device_facts_json(json)) run.set_fact(k, v);
   std::FILE* human = opts.claims_csv_path == "-" ? stderr : stdout;  // stdout carries the claims CSV then
   fmt::print(human, "{}: claims judged on {}\n", demo.name, opts.claims_eval_path);
+  if (!mode.recorded)
+    fmt::print(human, "{}: no run record in {}: judged as a full run at the demo's defaults\n", demo.name, json);
   return report_claims(demo, opts, evaluate_claims(selected_claims(demo, opts), run, mode.not_judged), device_name,
                        human);
 }

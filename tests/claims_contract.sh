@@ -3,8 +3,9 @@
 #   --claims lists at least one claim (three when the demo has three or more variants) and exits 0;
 #   --claims --claim NAME lists that one claim; --plan-sizes fits every published card;
 #   for every reference set in results/ with this demo's CSV, --claims-eval judges the claims on it with
-#   no claim that cannot find its rows (held or not is the data's business, not this test's), and with
-#   --claims-csv - writes nothing but the claims CSV to stdout.
+#   no claim that cannot find its rows (held or not is the data's business, not this test's), says so when
+#   the CSV comes without its JSON (a full run assumed), and with --claims-csv - writes nothing but the
+#   claims CSV to stdout.
 # Usage: claims_contract.sh <demo-binary> <source root>
 set -u
 exe=$1
@@ -50,6 +51,12 @@ for csv in "$root"/results/*/"$name".csv "$root"/results/*/"$name"_*.csv; do
      grep -qE '^  n/a ' "$tmp/out"; then pass=$((pass + 1)); else
     echo "FAIL: $name --claims-eval judged a saved --quick run as a full one:"; head -n 8 "$tmp/out" "$tmp/err"
     fail=$((fail + 1)); fi
+  # A CSV without its JSON is judged as a full run, and the output says that it was assumed.
+  cp "$csv" "$tmp/bare.csv"
+  if "$exe" --claims-eval "$tmp/bare.csv" >"$tmp/out" 2>"$tmp/err" &&
+     grep -q "no run record in $tmp/bare.json: judged as a full run" "$tmp/out"; then pass=$((pass + 1)); else
+    echo "FAIL: $name --claims-eval of a CSV without its JSON does not say it assumed a full run:"
+    head -n 4 "$tmp/out" "$tmp/err"; fail=$((fail + 1)); fi
   # With --claims-csv -, stdout is the claims CSV alone: the human lines go to stderr.
   first_line=$("$exe" --claims-eval "$csv" --claims-csv - 2>/dev/null | head -n 1)
   if [ "$first_line" = "device,demo,claim,kind,status,value,bound,measure,text,detail" ]; then pass=$((pass + 1)); else

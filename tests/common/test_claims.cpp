@@ -304,6 +304,11 @@ TEST(ClaimFiles, RunModeRoundTripsThroughTheJson) {
   TempFile old("{\n  \"demo\": \"d\",\n  \"rows\": []\n}\n");
   EXPECT_TRUE(read_run_mode_json(old.path()).complete);
   EXPECT_TRUE(read_run_mode_json("/no/such.json").complete);
+  // ... and --claims-eval says it assumed so: only a file with the member counts as recorded.
+  EXPECT_TRUE(read_run_mode_json(full.path()).recorded);
+  EXPECT_TRUE(read_run_mode_json(f.path()).recorded);
+  EXPECT_FALSE(read_run_mode_json(old.path()).recorded);
+  EXPECT_FALSE(read_run_mode_json("/no/such.json").recorded);
 }
 
 TEST(ClaimFiles, FactsMissingAreNotApplicable) {
