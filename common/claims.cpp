@@ -471,7 +471,6 @@ std::map<std::string, double> read_device_facts_json(const std::string& path) {
   const auto start = text.find("\"device\": {");
   if (start == std::string::npos) return facts;
   std::size_t i = start + std::string("\"device\": {").size();
-  auto read_string = [&](std::string& out) { out = json_string_at(text, i); };
   auto skip_space = [&] {
     while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == ',' || text[i] == ':')) ++i;
   };
@@ -479,11 +478,11 @@ std::map<std::string, double> read_device_facts_json(const std::string& path) {
   while (true) {
     skip_space();
     if (i >= text.size() || text[i] != '"') break;  // '}' or anything unexpected ends the object
-    read_string(key);
+    key = json_string_at(text, i);
     skip_space();
     if (i >= text.size()) break;
     if (text[i] == '"') {
-      read_string(value);
+      value = json_string_at(text, i);
       // "cc": "9.0" is the one string the claims may want as a number.
       if (key == "cc") {
         char* end = nullptr;

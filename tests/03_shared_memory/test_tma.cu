@@ -6,7 +6,6 @@
 // Bytes past the end of the copy must keep their poison.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -18,6 +17,7 @@
 
 #include "03_shared_memory/kernels/tma.cuh"
 #include "common/pattern.hpp"
+#include "common/timer.hpp"
 #include "common/testing.hpp"
 
 namespace {
@@ -210,10 +210,10 @@ TEST(TmaTickets, LaunchesOnTwoStreamsRunAtOnceAndEachCopiesEverything) {
   // (a few blocks each leave the GPU almost idle, so two grids fit side by side unless launches serialize).
   std::string serialized;
   const auto wall_ms = [](const auto& work) {
-    const auto t0 = std::chrono::steady_clock::now();
-    work();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return cml::host_ms([&] {
+      work();
+      CUDA_CHECK(cudaDeviceSynchronize());
+    });
   };
   const auto run = [&](const char* family, cml::tma::Queue queue, const auto& launch, bool transposed) {
     double alone = 0.0;
