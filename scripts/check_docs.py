@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """The docs test (ctest `docs.check`, CPU): every relative link and image in every tracked Markdown file
-resolves, and a link to lines (file#L10-L20) names lines the file has; every kernel excerpt (a cpp/cuda
-code block after a link to lines) is those lines, give or take indentation and elided lines ("..."); every
-demo has a section in its chapter README with a figure, a link to source lines, a kernel excerpt, its run
-command, its claims as bullets, exercises and a link to the source it accompanies; every generated block (between <!-- results:NAME --> markers)
-matches what scripts/report.py makes of the committed reference data.
+resolves. Code is quoted through named regions: in a source, the lines between a comment line `[doc:NAME]`
+and a comment line `[/doc:NAME]` (`//` or `#`, as the language comments); in Markdown, a link
+file#doc:NAME. Every marker is such a line and every region is opened and closed once; every #doc: link
+names a region its file has; every excerpt (a code block whose introducing paragraph has #doc: links) is one
+of those regions, give or take common indentation and elision lines ("...", "// ..."), each of which stands
+for one or more left-out lines; no link names lines by number (file#L10-L20). Every demo has a section in its
+chapter README with a figure, a link to a marked excerpt, a kernel excerpt, its run command, its claims as
+bullets, exercises and a link to the source it accompanies; every generated block (between
+<!-- results:NAME --> markers) matches what scripts/report.py makes of the committed reference data.
 
     python3 scripts/check_docs.py [--root DIR] [--build DIR]
 """
@@ -52,83 +56,186 @@ def check_links(root, files):
     return failures
 
 
-LINE_LINK = re.compile(r"\]\(([^)\s#]+)#L(\d+)(?:-L(\d+))?\)")
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
+# A link to lines by number breaks with any edit above them: code is quoted through named markers instead.
+LINE_LINK = re.compile(r"\]\((?![a-z]+:)([^)\s#]+)#L\d+(?:-L\d+)?\)")
+DOC_LINK = re.compile(r"\]\((?![a-z]+:)([^)\s#]+)#doc:([^)\s]*)\)")
+# A marker is a comment line of its own that opens ("[doc:" NAME "]") or closes ("[/doc:" NAME "]") a region.
+MARKER_LINE = re.compile(r"^\s*(?://|#|/\*)\s*\[(/?)doc:([a-z0-9_]+)\]\s*(?:\*/)?\s*$")
+MARKER_LIKE = re.compile(r"^\s*(?://|#|/\*)\s*\[/?doc:")
+MARKER_NAME = re.compile(r"[a-z0-9_]+")
+FENCE = re.compile(r"^```([\w+-]*)[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)
+EXCERPT_LANGS = ("cpp", "cuda", "c", "c++", "cmake", "python", "sh")
 INLINE_CODE = re.compile(r"`([^`\n]{3,})`")
+SOURCE_SUFFIXES = (".cu", ".cuh", ".hpp", ".h", ".cpp", ".cc", ".c", ".py", ".sh", ".cmake", "CMakeLists.txt")
 
 
-def _lines(path):
+def tracked_sources(root):
+    """The files that may hold markers."""
+    try:
+        out = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout
+        paths = [os.path.join(root, p) for p in out.split("\n") if p]
+    except (OSError, subprocess.CalledProcessError):
+        paths = []
+        for d, _, files in os.walk(root):
+            if "/build" in d or "/runs" in d or "/.git" in d:
+                continue
+            paths += [os.path.join(d, f) for f in files]
+    return [p for p in paths if p.endswith(SOURCE_SUFFIXES) and os.path.isfile(p)]
+
+
+def read_regions(path):
+    """The marked regions of a source file, {name: its lines}, and what is wrong with its markers, [(name or None,
+    message)]. A region's lines leave out the marker lines of other regions inside it: they are not code."""
     with open(path, errors="replace") as f:
-        return [line.strip() for line in f.read().split("\n")]
+        lines = f.read().split("\n")
+    spans, problems = {}, []
+    for i, line in enumerate(lines):
+        m = MARKER_LINE.match(line)
+        if not m:
+            if MARKER_LIKE.match(line):
+                problems.append((None, f"line {i + 1} is not a marker: a comment of its own that holds only "
+                                       "[doc:name] or [/doc:name], the name of a-z, 0-9 and _"))
+            continue
+        closing, name = m.groups()
+        # The preprocessor joins a continued line to the marker, which would change the macro.
+        if i and lines[i - 1].rstrip().endswith("\\"):
+            problems.append((name, f"the marker of {name} on line {i + 1} is inside a macro continuation"))
+        if not closing:
+            spans.setdefault(name, []).append([i, None])
+        elif name in spans and spans[name][-1][1] is None:
+            spans[name][-1][1] = i
+        else:
+            problems.append((name, f"{name} is closed on line {i + 1} but not open"))
+    regions = {}
+    for name, found in spans.items():
+        if len(found) > 1:
+            problems.append((name, f"{name} is marked {len(found)} times (lines "
+                                   f"{', '.join(str(o + 1) for o, _ in found)})"))
+        elif found[0][1] is None:
+            problems.append((name, f"{name} is opened on line {found[0][0] + 1} and never closed"))
+        else:
+            first, last = found[0]
+            regions[name] = [line for line in lines[first + 1:last] if not MARKER_LINE.match(line)]
+            if not regions[name]:
+                problems.append((name, f"{name} (line {first + 1}) is empty"))
+    return regions, problems
 
 
 def _is_elision(line):
-    return line in ("", "...", "…") or re.fullmatch(r"(//|/\*)?\s*(\.\.\.|…).*", line) is not None
+    return re.fullmatch(r"(?://|/\*|#)?\s*(?:\.\.\.|…).*", line.strip()) is not None
 
 
-def _in_order(excerpt, lines):
-    at = 0
-    for want in excerpt:
-        while at < len(lines) and lines[at] != want:
-            at += 1
-        if at == len(lines):
-            return False
-        at += 1
-    return True
+def _indent(line):
+    line = line.expandtabs(4)
+    return len(line) - len(line.lstrip())
 
 
-def check_line_ranges(root, files):
-    """Line links name lines that exist; an excerpt right after line links is one of those ranges."""
+def excerpt_matches(excerpt, region):
+    """Whether a code block's lines show a region: the region's lines in order and in runs of consecutive lines,
+    where each elision line ("...", "// ... text") stands for one or more left-out lines. Trailing blanks do not
+    count, nor does indentation common to a side: the block may sit at any depth, as long as its lines keep the
+    region's indentation relative to one another."""
+    wanted = []  # the block's lines, None for an elision
+    for line in excerpt:
+        if not _is_elision(line):
+            wanted.append(line.rstrip())
+        elif not wanted or wanted[-1] is not None:
+            wanted.append(None)
+
+    def match(k, at, pairs):
+        if k == len(wanted):
+            return at == len(region) and len({_indent(r) - _indent(w) for w, r in pairs if w.strip()}) <= 1
+        if wanted[k] is None:
+            return any(match(k + 1, nxt, pairs) for nxt in range(at + 1, len(region) + 1))
+        return at < len(region) and region[at].strip() == wanted[k].strip() and \
+            match(k + 1, at + 1, pairs + [(wanted[k], region[at])])
+
+    return match(0, 0, [])
+
+
+def check_markers(root, sources):
+    """Every marker in a source is a comment of its own, and every region is opened and closed once."""
     failures = []
+    for src in sources:
+        for _, message in read_regions(src)[1]:
+            failures.append(f"{os.path.relpath(src, root)}: {message}")
+    return failures
+
+
+def check_excerpts(root, files):
+    """No link names lines by number; a #doc: link names one well-formed region of its file; an excerpt (a code
+    block whose introducing paragraph has #doc: links) shows one of those regions."""
+    failures, read = [], {}
+
+    def region(md, target, name):
+        src = os.path.normpath(os.path.join(os.path.dirname(md), target))
+        if not os.path.isfile(src):
+            return None, None  # check_links reports it
+        if src not in read:
+            read[src] = read_regions(src)
+        regions, problems = read[src]
+        if not MARKER_NAME.fullmatch(name):
+            return None, f"{name!r} is not a marker name (a-z, 0-9 and _)"
+        said = [message for of, message in problems if of == name]
+        if said:
+            return None, "; ".join(said)
+        if name not in regions:
+            return None, f"{target} has no region {name}"
+        return regions[name], None
+
     for path in files:
         text = open(path).read()
         rel = os.path.relpath(path, root)
+
+        def line_of(pos):
+            return text.count("\n", 0, pos) + 1
+
+        # Code blocks are examples, not links; blanked, not cut, so that offsets keep their line numbers.
+        prose = re.sub(r"```.*?```", lambda m: re.sub(r"[^\n]", " ", m.group()), text, flags=re.S)
+        for m in LINE_LINK.finditer(prose):
+            failures.append(f"{rel}:{line_of(m.start())}: line-number link ({m.group(0)[2:-1]}): "
+                            "use a #doc: marker")
+        for m in DOC_LINK.finditer(prose):
+            target, name = m.groups()
+            _, why = region(path, target, name)
+            if why:
+                failures.append(f"{rel}:{line_of(m.start())}: {target}#doc:{name}: {why}")
+        # Where the sentence of a link quotes code that the file has ("set `kTile` in [the tile]"), at least one
+        # such quote is in the region. Link texts name files and regions, so their quotes do not count.
+        for number, md_line in enumerate(prose.split("\n"), 1):
+            for sentence in re.split(r"[.;]\s", md_line):
+                said = re.sub(r"\[[^\]]*\]\(", "(", sentence)
+                for target, name in DOC_LINK.findall(sentence):
+                    lines, _ = region(path, target, name)
+                    if lines is None:
+                        continue
+                    src = os.path.normpath(os.path.join(os.path.dirname(path), target))
+                    with open(src, errors="replace") as f:
+                        code = [line for line in f.read().split("\n") if not MARKER_LINE.match(line)]
+                    quoted = [q for q in INLINE_CODE.findall(said) if any(q in line for line in code)]
+                    if quoted and not any(q in line for q in quoted for line in lines):
+                        failures.append(f"{rel}:{number}: {target}#doc:{name} does not show "
+                                        f"{', '.join(f'`{q}`' for q in quoted)} (the file has it elsewhere)")
         prose_start = 0
         for block in FENCE.finditer(text):
-            prose = text[prose_start:block.start()]
-            prose_start = block.end()
             # Only the paragraph that introduces the block (after the last heading) speaks for it.
-            prose = re.split(r"^#+ ", prose, flags=re.M)[-1]
-            ranges = []
-            for target, first, last in LINE_LINK.findall(prose):
-                if re.match(r"^[a-z]+:", target):
-                    continue
-                src = os.path.normpath(os.path.join(os.path.dirname(path), target))
-                if not os.path.isfile(src):
-                    continue  # check_links reports it
-                lines = _lines(src)
-                lo, hi = int(first), int(last or first)
-                if not 1 <= lo <= hi <= len(lines):
-                    failures.append(f"{rel}: {target}#L{first}{'-L' + last if last else ''} is outside the file "
-                                    f"({len(lines)} lines)")
-                    continue
-                ranges.append((target, lo, hi, lines[lo - 1:hi]))
-            lang, body = block.group(1), block.group(2)
-            if lang not in ("cpp", "cuda", "c++", "c") or not ranges:
+            intro = re.split(r"^#+ ", text[prose_start:block.start()], flags=re.M)[-1]
+            prose_start = block.end()
+            lang, body = block.groups()
+            links = DOC_LINK.findall(intro)
+            if lang not in EXCERPT_LANGS or not links:
                 continue
-            excerpt = [line.strip() for line in body.split("\n") if not _is_elision(line.strip())]
-            if not any(_in_order(excerpt, lines) for _, _, _, lines in ranges):
-                names = ", ".join(f"{t}#L{lo}-L{hi}" for t, lo, hi, _ in ranges)
-                failures.append(f"{rel}: the excerpt at line {text.count(chr(10), 0, block.start()) + 1} is not "
-                                f"in the lines it links to ({names})")
-        # Every other line link (in lists, tables, exercises): the lines must exist, and where the same sentence
-        # quotes code that the file has ("set `kTile` in [file, line 12]"), at least one such quote is on them.
-        prose = re.sub(r"```.*?```", "", text, flags=re.S)
-        for sentence in (part for md_line in prose.split("\n") for part in re.split(r"[.;]\s", md_line)):
-            for target, first, last in LINE_LINK.findall(sentence):
-                src = os.path.normpath(os.path.join(os.path.dirname(path), target))
-                if re.match(r"^[a-z]+:", target) or not os.path.isfile(src):
-                    continue
-                lines = _lines(src)
-                lo, hi = int(first), int(last or first)
-                link = f"{target}#L{first}{'-L' + last if last else ''}"
-                if not 1 <= lo <= hi <= len(lines):
-                    failures.append(f"{rel}: {link} is outside the file ({len(lines)} lines)")
-                    continue
-                quoted = [q for q in INLINE_CODE.findall(sentence) if any(q in line for line in lines)]
-                if quoted and not any(q in line for q in quoted for line in lines[lo - 1:hi]):
-                    failures.append(f"{rel}: {link} does not show {', '.join(f'`{q}`' for q in quoted)} "
-                                    f"(the file has it elsewhere)")
+            shown = [region(path, target, name)[0] for target, name in links]
+            if not any(shown):
+                continue  # the links themselves are reported
+            excerpt = body.split("\n")[:-1]  # the body ends with the line break before the closing fence
+            if not any(lines and excerpt_matches(excerpt, lines) for lines in shown):
+                stray = next((line.strip() for line in excerpt if not _is_elision(line)
+                              and all(line.strip() != r.strip() for lines in shown if lines for r in lines)), None)
+                why = f"`{stray}` is in none of them" if stray is not None else \
+                    "a line left out without an elision, lines out of order or a line indented differently"
+                failures.append(f"{rel}:{line_of(block.start())}: the excerpt is not the region "
+                                f"{' or '.join(f'{t}#doc:{n}' for t, n in links)} ({why})")
     return sorted(set(failures))
 
 
@@ -145,7 +252,7 @@ def _demo_section(text, demo):
 # What every demo's section carries, so a reader can follow it on their own GPU.
 SECTION_PARTS = [
     ("figure", lambda base, sec: "![" in sec),
-    ("link to source lines", lambda base, sec: re.search(r"#L\d+", sec)),
+    ("link to a marked excerpt", lambda base, sec: re.search(r"\]\([^)\s]+#doc:[a-z0-9_]+\)", sec)),
     ("kernel excerpt", lambda base, sec: re.search(r"^```(cpp|cuda)", sec, re.M)),
     ("command that runs it", lambda base, sec: re.search(r"build/bin/" + re.escape(base), sec)),
     ("claims as bullets", lambda base, sec: re.search(r"^- `", sec, re.M)),
@@ -194,7 +301,8 @@ def main():
     a = ap.parse_args()
     build = a.build or os.path.join(a.root, "build")
     files = tracked_markdown(a.root)
-    groups = [("links", check_links(a.root, files)), ("line ranges and excerpts", check_line_ranges(a.root, files)),
+    groups = [("links", check_links(a.root, files)),
+              ("markers and excerpts", check_markers(a.root, tracked_sources(a.root)) + check_excerpts(a.root, files)),
               ("demo sections", check_demo_sections(a.root, build)),
               ("generated blocks", check_generated(a.root))]
     failed = 0
