@@ -38,13 +38,19 @@ def tracked_markdown(root):
         return found
 
 
+def _without_code(text, spans=True):
+    """The text with its code blocks (and code spans) blanked: line breaks stay, so offsets keep their lines."""
+    blank = lambda m: re.sub(r"[^\n]", " ", m.group())  # noqa: E731
+    text = re.sub(r"```.*?```", blank, text, flags=re.S)
+    return re.sub(r"``[^\n]+?``|`[^`\n]+`", blank, text) if spans else text
+
+
 def check_links(root, files):
     failures = []
     for path in files:
         text = open(path).read()
-        # Code blocks are examples, not links.
-        text = re.sub(r"```.*?```", "", text, flags=re.S)
-        for target in LINK.findall(text):
+        # Code blocks and code spans are examples, not links.
+        for target in LINK.findall(_without_code(text)):
             if re.match(r"^[a-z]+:", target) or target.startswith("#"):
                 continue
             file_part = target.split("#", 1)[0]
@@ -65,7 +71,7 @@ MARKER_LIKE = re.compile(r"^\s*(?://|#|/\*)\s*\[/?doc:")
 MARKER_NAME = re.compile(r"[a-z0-9_]+")
 FENCE = re.compile(r"^```([\w+-]*)[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)
 EXCERPT_LANGS = ("cpp", "cuda", "c", "c++", "cmake", "python", "sh")
-INLINE_CODE = re.compile(r"`([^`\n]{3,})`")
+INLINE_CODE = re.compile(r"`([^`\n]+)`")
 SOURCE_SUFFIXES = (".cu", ".cuh", ".hpp", ".h", ".cpp", ".cc", ".c", ".py", ".sh", ".cmake", "CMakeLists.txt")
 
 
@@ -190,8 +196,7 @@ def check_excerpts(root, files):
         def line_of(pos):
             return text.count("\n", 0, pos) + 1
 
-        # Code blocks are examples, not links; blanked, not cut, so that offsets keep their line numbers.
-        prose = re.sub(r"```.*?```", lambda m: re.sub(r"[^\n]", " ", m.group()), text, flags=re.S)
+        prose = _without_code(text)
         for m in LINE_LINK.finditer(prose):
             failures.append(f"{rel}:{line_of(m.start())}: line-number link ({m.group(0)[2:-1]}): "
                             "use a #doc: marker")
@@ -202,17 +207,18 @@ def check_excerpts(root, files):
                 failures.append(f"{rel}:{line_of(m.start())}: {target}#doc:{name}: {why}")
         # Where the sentence of a link quotes code that the file has ("set `kTile` in [the tile]"), at least one
         # such quote is in the region. Link texts name files and regions, so their quotes do not count.
-        for number, md_line in enumerate(prose.split("\n"), 1):
+        for number, md_line in enumerate(_without_code(text, spans=False).split("\n"), 1):
             for sentence in re.split(r"[.;]\s", md_line):
                 said = re.sub(r"\[[^\]]*\]\(", "(", sentence)
-                for target, name in DOC_LINK.findall(sentence):
+                for target, name in DOC_LINK.findall(_without_code(sentence)):
                     lines, _ = region(path, target, name)
                     if lines is None:
                         continue
                     src = os.path.normpath(os.path.join(os.path.dirname(path), target))
                     with open(src, errors="replace") as f:
                         code = [line for line in f.read().split("\n") if not MARKER_LINE.match(line)]
-                    quoted = [q for q in INLINE_CODE.findall(said) if any(q in line for line in code)]
+                    # Quotes of one or two characters (`c`, `r`) are in any file.
+                    quoted = [q for q in INLINE_CODE.findall(said) if len(q) > 2 and any(q in line for line in code)]
                     if quoted and not any(q in line for q in quoted for line in lines):
                         failures.append(f"{rel}:{number}: {target}#doc:{name} does not show "
                                         f"{', '.join(f'`{q}`' for q in quoted)} (the file has it elsewhere)")
@@ -222,7 +228,7 @@ def check_excerpts(root, files):
             intro = re.split(r"^#+ ", text[prose_start:block.start()], flags=re.M)[-1]
             prose_start = block.end()
             lang, body = block.groups()
-            links = DOC_LINK.findall(intro)
+            links = DOC_LINK.findall(_without_code(intro))
             if lang not in EXCERPT_LANGS or not links:
                 continue
             shown = [region(path, target, name)[0] for target, name in links]
