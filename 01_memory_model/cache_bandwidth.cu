@@ -28,7 +28,9 @@ namespace {
 using namespace cml;
 using namespace cml::ch01;
 
+// [doc:l1_working_set]
 constexpr std::size_t kL1WorkingSet = 64 * 1024;
+// [/doc:l1_working_set]
 constexpr int kL1Passes = 64;  // re-reads per launch: the first pass (from L2) is 1/64 of the traffic
 
 std::vector<std::uint32_t> make_words(std::size_t n4) {

@@ -215,7 +215,9 @@ class TextureObject {
     cudaTextureDesc tex{};
     tex.addressMode[0] = cudaAddressModeClamp;
     tex.addressMode[1] = cudaAddressModeClamp;
+    // [doc:texture_filter_mode]
     tex.filterMode = cudaFilterModePoint;
+    // [/doc:texture_filter_mode]
     tex.readMode = cudaReadModeElementType;
     tex.normalizedCoords = 0;
     CUDA_CHECK(cudaCreateTextureObject(&t_, &res, &tex, nullptr));

@@ -39,6 +39,7 @@ void memcpy_to_symbol(Context& ctx) {
 void symbol_address(Context& ctx) {
   float* address = nullptr;
   std::size_t size = 0;
+  // [doc:symbol_address_copy]
   CUDA_CHECK(cudaGetSymbolAddress(reinterpret_cast<void**>(&address), g_value));
   CUDA_CHECK(cudaGetSymbolSize(&size, g_value));
   const float initial = 3.14f;
@@ -49,6 +50,7 @@ void symbol_address(Context& ctx) {
   CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
   float back = 0.0f;
   CUDA_CHECK(cudaMemcpy(&back, address, sizeof back, cudaMemcpyDeviceToHost));
+  // [/doc:symbol_address_copy]
   bool ok = ctx.check(compare_value(back, initial + 2.0f, "g_value"), "g_value via address");
   ok = ctx.check(compare_value(size, sizeof(float), "cudaGetSymbolSize"), "symbol size") && ok;
   ctx.add_row("g_value", 1, ok).set("value", back).set("symbol_size_bytes", static_cast<double>(size));

@@ -67,6 +67,7 @@ class FactSheet {
     both("reserved_shared_per_block", num(p.reservedSharedMemPerBlock),
          attribute(cudaDevAttrReservedSharedMemoryPerBlock, dev), "bytes");
     // The L1/shared split: shared memory is carved out of the unified storage, 0..shared_per_sm.
+    // [doc:unified_l1_rows]
     const std::size_t unified = ch01::documented_unified_l1_bytes(p.major, p.minor);
     if (unified > 0) {
       const bool fits = unified >= p.sharedMemPerMultiprocessor;
@@ -75,6 +76,7 @@ class FactSheet {
       one("l1_at_max_shared_carveout", fits ? num(unified - p.sharedMemPerMultiprocessor) : kNaN, "bytes",
           "derived: unified - shared_per_sm", fits);
       one("l1_at_max_l1_carveout", num(unified), "bytes", "derived: carveout 0 leaves (almost) all of it to L1", true);
+      // [/doc:unified_l1_rows]
     } else {
       // Not guessed from a neighbouring architecture: the row says the figure is unknown.
       one("unified_l1_shared_per_sm", kNaN, "bytes", ch01::unified_l1_source(p.major, p.minor), true);

@@ -95,6 +95,7 @@ void dynamic_smem_over_48k(Context& ctx) {
       .set("carveout", "default")
       .set("launch", outcome);
 
+  // [doc:carveout_opt_in]
   // 2. Opt in (a requirement: the attribute is what makes the launch legal), then 3. also ask for the
   //    largest L1 (a hint: the driver still grants the 100 KiB the kernel needs).
   allow_reverse_chunks_smem(kBigSmemBytes);
@@ -105,6 +106,7 @@ void dynamic_smem_over_48k(Context& ctx) {
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reverse_chunks_kernel, kReverseBlock,
                                                              kBigSmemBytes));
+    // [/doc:carveout_opt_in]
     const unsigned max_blocks = static_cast<unsigned>(dev.sm_count * (per_sm > 0 ? per_sm : 1));
     Row& row = ctx.measure(
         max_l1 ? "attribute=set,carveout=0" : "attribute=set", n, bytes,

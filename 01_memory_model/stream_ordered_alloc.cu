@@ -46,6 +46,7 @@ enum class Method { malloc_free, async_reuse, async_sync };
 
 // One allocate + free cycle of `method`; async_sync ends with a stream synchronize, the moment a pool
 // with a zero threshold gives its memory back.
+// [doc:alloc_free_cycle]
 void cycle(Method method, std::size_t bytes, cudaStream_t s) {
   void* p = nullptr;
   if (method == Method::malloc_free) {
@@ -57,6 +58,7 @@ void cycle(Method method, std::size_t bytes, cudaStream_t s) {
   CUDA_CHECK(cudaFreeAsync(p, s));
   if (method == Method::async_sync) CUDA_CHECK(cudaStreamSynchronize(s));
 }
+// [/doc:alloc_free_cycle]
 
 // One buffer from `method`, given back the same way when it goes out of scope (also when a launch or a
 // check throws): cudaFree, or cudaFreeAsync in the stream it came from.

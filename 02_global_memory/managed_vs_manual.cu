@@ -202,12 +202,14 @@ void managed(Context& ctx) {
                                {"kernel_first", 3 * p.matrix_bytes, {}},
                                {"kernel_second", 3 * p.matrix_bytes, {}},
                                {"host_read", p.matrix_bytes, {}}};
+  // [doc:warm_up_and_full_kernels]
   run_passes(ctx, p, m, phases, true, [&](std::vector<Phase>& ph) {
     // The book's warm-up: the full kernel with nx = ny = 1, so one thread touches one element.
     ph[0].samples.push_back(event_ms(s, [&] { launch_sum_matrix(m.a.data(), m.b.data(), m.c.data(), 1, 1, s); }));
     for (int k : {1, 2})
       ph[k].samples.push_back(
           event_ms(s, [&] { launch_sum_matrix(m.a.data(), m.b.data(), m.c.data(), p.side, p.side, s); }));
+    // [/doc:warm_up_and_full_kernels]
     VerifyResult r;
     ph[3].samples.push_back(host_read_ms(m, p, r));
     return r;

@@ -52,11 +52,13 @@ int bank_bytes(cudaSharedMemConfig c) {
 
 void legacy_config_api(Context& ctx) {
   cudaSharedMemConfig before{}, after{};
+  // [doc:legacy_bank_config]
   CUDA_CHECK(legacy_get_bank_config(&before));
   // Documented to do nothing on devices with a fixed bank size; whatever it returns is reported.
   const cudaError_t set_result = legacy_set_bank_config(cudaSharedMemBankSizeEightByte);
   if (set_result != cudaSuccess) (void)cudaGetLastError();
   CUDA_CHECK(legacy_get_bank_config(&after));
+  // [/doc:legacy_bank_config]
   const cudaError_t restore_result = legacy_set_bank_config(cudaSharedMemBankSizeDefault);
   if (restore_result != cudaSuccess) (void)cudaGetLastError();
 
@@ -77,23 +79,27 @@ void legacy_config_api(Context& ctx) {
       "wavefronts instead (variant access_rules).");
 }
 
+// [doc:halves_mixed_pattern]
 LanePattern halves_mixed_pattern() {
   // Lanes 0..15 get elements 0,16,1,17,...: every half-warp reads two elements per bank pair.
   LanePattern p{"halves_mixed", {}};
   for (int l = 0; l < 32; ++l) p.offsets[l] = (l % 2) * 16 + l / 2;
   return p;
 }
+// [/doc:halves_mixed_pattern]
 
 void access_rules(Context& ctx) {
   struct Point {
     unsigned width;
     LanePattern pattern;
   };
+  // [doc:width_points]
   const Point points[] = {
       {4, stride_pattern(1)},  {4, stride_pattern(2)},  {8, stride_pattern(1)},  {8, halves_mixed_pattern()},
       {8, stride_pattern(2)},  {8, stride_pattern(16)}, {8, broadcast_pattern()}, {16, stride_pattern(1)},
       {16, stride_pattern(2)},
   };
+  // [/doc:width_points]
   PatternBench w4(ctx, 4, ctx.size()), w8(ctx, 8, ctx.size()), w16(ctx, 16, ctx.size());
   double base_ms = 0.0;  // w4 stride 1, the first point
   for (const auto& pt : points) {

@@ -39,9 +39,11 @@ void run_patterns(Context& ctx, bool dynamic) {
   const int blocks = static_cast<int>(ctx.size());
   const int rounds = tile_rounds(ctx, kBlocksPerSm);
   DeviceBuffer<unsigned> out(static_cast<std::size_t>(blocks) * kRectThreads);
+  // [doc:rect_points]
   const std::pair<RectPattern, unsigned> points[] = {
       {RectPattern::kRowRow, 0}, {RectPattern::kColCol, 0}, {RectPattern::kColCol, 1},
       {RectPattern::kRowCol, 0}, {RectPattern::kRowCol, 1}, {RectPattern::kRowCol, 2}};
+  // [/doc:rect_points]
   double row_row_ms = 0.0;
   for (const auto& [pattern, pad] : points) {
     const auto expected = rect_expected(pattern, rounds, static_cast<std::size_t>(blocks));

@@ -79,8 +79,10 @@ Demo make_demo() {
       {"dynamic", "extern __shared__ tile, 32*32 words, 1-D index", [](Context& c) { run_orders(c, true, 0); }},
       {"static_pad", "__shared__ unsigned tile[32][33] (one word of padding per row)",
        [](Context& c) { run_orders(c, false, 1); }},
+      // [doc:dynamic_pad_variant]
       {"dynamic_pad", "extern __shared__ tile of 32*33 words (allocation sized for the pad)",
        [](Context& c) { run_orders(c, true, 1); }},
+      // [/doc:dynamic_pad_variant]
   };
   d.claims = {
       Claim{"column_walk_is_slow",

@@ -186,22 +186,26 @@ void managed_ping_pong(Context& ctx, const std::function<void(std::uint32_t*, st
   run_rounds(ctx, st, bytes);
 }
 
+// [doc:on_demand]
 void on_demand(Context& ctx) {
   managed_ping_pong(ctx, nullptr, [](std::uint32_t* p, std::size_t n) {
     return std::vector<Step>{{"kernel_with_faults", [=](cudaStream_t s) { launch_increment_words(p, n, s); }}};
   });
 }
+// [/doc:on_demand]
 
 void prefetch(Context& ctx) {
   require_concurrent_managed(ctx);
   const int dev = ctx.device().ordinal;
   managed_ping_pong(ctx, nullptr, [dev](std::uint32_t* p, std::size_t n) {
     const std::size_t bytes = n * sizeof(std::uint32_t);
+    // [doc:prefetch_steps]
     return std::vector<Step>{
         {"prefetch_to_gpu", [=](cudaStream_t s) { prefetch_to(p, bytes, dev, s); }},
         {"kernel", [=](cudaStream_t s) { launch_increment_words(p, n, s); }},
         {"prefetch_to_cpu", [=](cudaStream_t s) { prefetch_to(p, bytes, cudaCpuDeviceId, s); }},
     };
+    // [/doc:prefetch_steps]
   });
 }
 
@@ -210,10 +214,12 @@ void preferred_location_cpu(Context& ctx) {
   const int dev = ctx.device().ordinal;
   managed_ping_pong(
       ctx,
+      // [doc:cpu_preferred_advice]
       [dev](std::uint32_t* p, std::size_t bytes) {
         advise(p, bytes, cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId);
         advise(p, bytes, cudaMemAdviseSetAccessedBy, dev);  // map the host pages for the GPU: no faults
       },
+      // [/doc:cpu_preferred_advice]
       [](std::uint32_t* p, std::size_t n) {
         return std::vector<Step>{{"kernel_over_pcie", [=](cudaStream_t s) { launch_increment_words(p, n, s); }}};
       });

@@ -173,9 +173,11 @@ void memcpy_peer(Context& ctx) {
           fmt::format("{}->{} access={}", src->device, dst->device, enabled ? "enabled" : "disabled");
       fill_on(*src, n, kSeed);
       poison_on(*dst, n);
+      // [doc:peer_copy]
       auto copy = [&](cudaStream_t s) {
         CUDA_CHECK(cudaMemcpyPeerAsync(dst->data(), dst->device, src->data(), src->device, bytes, s));
       };
+      // [/doc:peer_copy]
       copy(ctx.stream());
       CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
       if (!ctx.check(check_on(*dst, n, kSeed), params)) {
@@ -195,7 +197,9 @@ void kernel_peer_access(Context& ctx) {
   const std::size_t n = ctx.size() / sizeof(std::uint32_t);
   const std::size_t bytes = n * sizeof(std::uint32_t);
   BufferOn local_in(p.local, n), local_out(p.local, n), peer_buf(p.peer, n);
+  // [doc:peer_access]
   const PeerAccess access(p.local, p.peer);
+  // [/doc:peer_access]
 
   struct Case {
     const char* params;
@@ -203,9 +207,11 @@ void kernel_peer_access(Context& ctx) {
     const BufferOn* out;
     bool crosses;
   };
+  // [doc:peer_cases]
   const Case cases[] = {{"read=local write=local", &local_in, &local_out, false},
                         {"read=peer write=local", &peer_buf, &local_out, true},
                         {"read=local write=peer", &local_in, &peer_buf, true}};
+  // [/doc:peer_cases]
   for (const Case& c : cases) {
     fill_on(*c.in, n, kSeed);
     poison_on(*c.out, n);

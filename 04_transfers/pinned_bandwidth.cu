@@ -122,6 +122,7 @@ struct Buffers {
   DeviceBuffer<std::uint32_t> scratch;  // where a D2H result is copied back to be checked
 };
 
+// [doc:pinned_and_pageable_copy]
 // One copy, issued the way an application would for this kind of host memory.
 void copy_pinned(const Buffers& b, Dir d, std::size_t bytes, cudaStream_t s) {
   if (d == Dir::h2d) CUDA_CHECK(cudaMemcpyAsync(b.dev.data(), b.host.data(), bytes, cudaMemcpyHostToDevice, s));
@@ -133,6 +134,7 @@ void copy_pageable(const Buffers& b, Dir d, std::size_t bytes) {
   // A pageable H2D cudaMemcpy may return once the data is in the driver's staging buffer.
   CUDA_CHECK(cudaDeviceSynchronize());
 }
+// [/doc:pinned_and_pageable_copy]
 void copy_once(const Buffers& b, Dir d, std::size_t bytes, cudaStream_t s) {
   if (b.host.pinned()) {
     copy_pinned(b, d, bytes, s);

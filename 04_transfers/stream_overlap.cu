@@ -208,8 +208,10 @@ Overlap* setup(Context& ctx) {
   o = std::make_unique<Overlap>();
   o->n = ctx.size();
   const std::size_t bytes = o->n * sizeof(std::uint32_t);
+  // [doc:pinned_host_buffers]
   o->h_in = HostBuffer(HostKind::malloc_host, bytes);
   o->h_out = HostBuffer(HostKind::malloc_host, bytes);
+  // [/doc:pinned_host_buffers]
   o->d_in = DeviceBuffer<std::uint32_t>(o->n);
   o->d_out = DeviceBuffer<std::uint32_t>(o->n);
   for (int k = 0; k < kMaxStreams; ++k) {

@@ -59,7 +59,9 @@ Buffers& buffers(Context& ctx) {
   b = std::make_unique<Buffers>();
   b->total_words = ctx.size() / sizeof(std::uint32_t);
   const std::size_t bytes = ctx.size();
+  // [doc:scattered_source]
   b->scattered = HostBuffer(HostKind::malloc_host, 2 * bytes);
+  // [/doc:scattered_source]
   b->contiguous = HostBuffer(HostKind::malloc_host, bytes);
   b->staging = HostBuffer(HostKind::malloc_host, bytes);
   b->dst = DeviceBuffer<std::uint32_t>(2 * b->total_words);
@@ -136,6 +138,7 @@ void run_method(Context& ctx, Method m) {
     std::function<void()> op;
     double calls = 1;
     switch (m) {
+      // [doc:many_small]
       case Method::many_small:
         calls = static_cast<double>(l.chunks());
         op = [&, l] {
@@ -144,14 +147,18 @@ void run_method(Context& ctx, Method m) {
                                        l.length(j) * sizeof(std::uint32_t), cudaMemcpyHostToDevice, s));
           CUDA_CHECK(cudaStreamSynchronize(s));
         };
+      // [/doc:many_small]
         break;
+      // [doc:memcpy_2d]
       case Method::memcpy_2d:
         op = [&, l, pitch, chunk_bytes] {
           CUDA_CHECK(cudaMemcpy2DAsync(b.dst.data(), pitch, b.scattered.data(), pitch, chunk_bytes, l.chunks(),
                                        cudaMemcpyHostToDevice, s));
           CUDA_CHECK(cudaStreamSynchronize(s));
         };
+      // [/doc:memcpy_2d]
         break;
+      // [doc:pack_copy_unpack]
       case Method::pack_copy_unpack:
         op = [&, l] {
           pack_host(b.scattered.words(), b.staging.words(), l);
@@ -159,6 +166,7 @@ void run_method(Context& ctx, Method m) {
           launch_unpack_chunks(b.packed.data(), b.dst.data(), l, s);
           CUDA_CHECK(cudaStreamSynchronize(s));
         };
+      // [/doc:pack_copy_unpack]
         break;
     }
     const std::string params = fmt::format("chunk={}", chunk_bytes);

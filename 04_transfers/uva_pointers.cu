@@ -45,6 +45,7 @@ void pointer_attributes(Context& ctx) {
       registered(HostKind::host_register, bytes), pageable(HostKind::pageable, bytes);
   ManagedBuffer<char> managed(bytes);
 
+  // [doc:pointer_kinds]
   const std::vector<std::pair<PointerKind, const void*>> pointers = {
       {PointerKind::device, d.data()},
       {PointerKind::malloc_host, pinned.data()},
@@ -54,6 +55,7 @@ void pointer_attributes(Context& ctx) {
       {PointerKind::managed_variable, static_cast<const void*>(m_values)},
       {PointerKind::pageable, pageable.data()},
   };
+  // [/doc:pointer_kinds]
   for (const auto& [kind, ptr] : pointers) {
     const PointerFacts f = query_pointer(ptr);
     const Expectation e = expected_attributes(kind, reg_same);
@@ -177,18 +179,22 @@ void kernel_on_host_pointer(Context& ctx) {
     ctx.add_row(name, n, ok).set("pointer_passed", how);
   };
 
+  // [doc:host_pointers_as_is]
   for (HostKind kind : {HostKind::host_alloc, HostKind::malloc_host, HostKind::host_alloc_mapped}) {
     HostBuffer in(kind, bytes), out(kind, bytes);
     run(to_string(kind), in.words(), out.words(), in.words(), out.words(), "host pointer as is");
   }
+  // [/doc:host_pointers_as_is]
   {
     HostBuffer in(HostKind::host_register, bytes), out(HostKind::host_register, bytes);
     std::uint32_t *in_dev = in.words(), *out_dev = out.words();
+    // [doc:registered_device_pointers]
     if (!reg_same) {
       // Registered memory may be mapped at a different device address on such systems.
       CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&in_dev), in.data(), 0));
       CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&out_dev), out.data(), 0));
     }
+    // [/doc:registered_device_pointers]
     run("host_register", in.words(), out.words(), in_dev, out_dev,
         reg_same ? "host pointer as is" : "cudaHostGetDevicePointer");
   }

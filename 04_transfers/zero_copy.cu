@@ -99,6 +99,7 @@ Arrays& arrays(Context& ctx) {
 
 void launch(Arrays& a, Mode mode, std::size_t n, std::size_t offset, cudaStream_t s) {
   switch (mode) {
+    // [doc:zero_copy_modes]
     case Mode::device: launch_vector_add(a.da.data(), a.db.data(), a.dc.data(), n, offset, s); break;
     case Mode::copy_then_compute: {
       const std::size_t bytes = (n + offset) * sizeof(float);
@@ -108,6 +109,7 @@ void launch(Arrays& a, Mode mode, std::size_t n, std::size_t offset, cudaStream_
       break;
     }
     case Mode::mapped: launch_vector_add(a.map_a, a.map_b, a.dc.data(), n, offset, s); break;
+    // [/doc:zero_copy_modes]
   }
 }
 

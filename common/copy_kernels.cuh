@@ -22,6 +22,7 @@ __global__ void copy_scalar_kernel(const float* __restrict__ in, float* __restri
 
 // One 16-byte float4 per thread: a quarter of the instructions for the same bytes.
 // The last n % 4 floats are copied by the first threads of the grid.
+// [doc:copy_vec4_kernel]
 __global__ void copy_vec4_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t n4 = n / 4;
@@ -29,6 +30,7 @@ __global__ void copy_vec4_kernel(const float* __restrict__ in, float* __restrict
   const std::size_t tail = n - n4 * 4;
   if (i < tail) out[n4 * 4 + i] = in[n4 * 4 + i];
 }
+// [/doc:copy_vec4_kernel]
 
 // UNROLL float4 loads per thread, all issued before the first store, so each thread keeps
 // UNROLL x 16 bytes in flight. Each of the UNROLL steps is still coalesced. It is not faster than one

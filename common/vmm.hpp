@@ -59,6 +59,7 @@ struct VmmApi {
 };
 
 // The allocation properties for pinned device memory on `device`, compressible when asked.
+// [doc:vmm_properties]
 inline CUmemAllocationProp vmm_properties(int device, bool compressible) {
   CUmemAllocationProp p{};
   p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -67,6 +68,7 @@ inline CUmemAllocationProp vmm_properties(int device, bool compressible) {
   p.allocFlags.compressionType = compressible ? CU_MEM_ALLOCATION_COMP_GENERIC : CU_MEM_ALLOCATION_COMP_NONE;
   return p;
 }
+// [/doc:vmm_properties]
 
 // The size the driver maps in (2 MiB on current GPUs; compressible memory may need more).
 inline std::size_t vmm_granularity(int device, bool compressible) {
@@ -125,6 +127,7 @@ class VmmBuffer {
     if (mapped_ + size > reserved_)
       throw CudaError(cudaErrorInvalidValue, "VmmBuffer::grow: " + std::to_string(mapped_ + size) +
                                                  " bytes would pass the " + std::to_string(reserved_) + " reserved");
+    // [doc:map_chunk]
     const CUmemAllocationProp prop = vmm_properties(device_, compressible_);
     CUmemGenericAllocationHandle h = 0;
     CU_CHECK(api.create(&h, size, &prop, 0));
@@ -137,6 +140,7 @@ class VmmBuffer {
     access.location.id = device_;
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     CU_CHECK(api.set_access(chunk, size, &access, 1));
+    // [/doc:map_chunk]
   }
 
   // True when every chunk got the compression it asked for (a driver may quietly hand out plain memory).

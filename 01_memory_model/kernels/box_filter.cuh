@@ -56,6 +56,7 @@ __global__ void box3x3_texture_kernel(cudaTextureObject_t tex, float* __restrict
   const int x = static_cast<int>(blockIdx.x * kBoxBlockX + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * kBoxBlockY + threadIdx.y);
   if (x >= width || y >= height) return;
+  // [doc:box_filter_taps]
   float s = 0.0f;
 #pragma unroll
   for (int dy = -1; dy <= 1; ++dy)
@@ -63,6 +64,7 @@ __global__ void box3x3_texture_kernel(cudaTextureObject_t tex, float* __restrict
     for (int dx = -1; dx <= 1; ++dx)
       s += tex2D<float>(tex, static_cast<float>(x + dx) + 0.5f, static_cast<float>(y + dy) + 0.5f);
   reinterpret_cast<float*>(reinterpret_cast<char*>(out) + y * out_pitch)[x] = s;
+  // [/doc:box_filter_taps]
 }
 
 inline dim3 box_grid(int width, int height) {

@@ -60,6 +60,7 @@ __device__ __forceinline__ int sm_id() {
 
 // The accesses of each order. MP: A stores data then publishes flag; B observes flag then loads data. SB:
 // each thread publishes its own location, then observes the other's.
+// [doc:litmus_ops]
 template <Order O, cuda::thread_scope S>
 struct Ops {
   __device__ static void store_data(unsigned* p, unsigned v) { store(p, v, cuda::memory_order_relaxed); }
@@ -92,6 +93,7 @@ struct Ops {
     else return *static_cast<volatile unsigned*>(p);
   }
 };
+// [/doc:litmus_ops]
 
 // Announces `word` (handshake_word) and waits until the partner's word names iteration `i` or later.
 // Returns the partner's word, or 0 after kSpinLimit polls.
@@ -170,6 +172,7 @@ __global__ void __launch_bounds__(kLitmusBlock) litmus_kernel(LitmusArgs a) {
       }
     }
     if (i > a.iterations) break;
+    // [doc:litmus_iteration]
     compiler_barrier();
     if constexpr (T == Litmus::mp) {
       if (!is_b) {
@@ -190,6 +193,7 @@ __global__ void __launch_bounds__(kLitmusBlock) litmus_kernel(LitmusArgs a) {
       else recent = push_result(recent, saw);
     }
     compiler_barrier();
+    // [/doc:litmus_iteration]
   }
   if (!ok) atomicAdd(a.stuck, 1u);
   if (is_b)

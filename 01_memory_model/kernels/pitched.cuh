@@ -51,6 +51,7 @@ __device__ __forceinline__ T* row_ptr(T* base, std::size_t pitch_bytes, std::siz
 // Each warp reads 32 consecutive elements of one row: aligned to the sector grid only if the row start is.
 __global__ void vertical_sum_2d_kernel(const float* __restrict__ in, std::size_t in_pitch, float* __restrict__ out,
                                        std::size_t out_pitch, unsigned width, unsigned height) {
+  // [doc:pitched_rows]
   const unsigned x = blockIdx.x * kPitchBlockX + threadIdx.x;
   if (x >= width) return;
   for (unsigned y = blockIdx.y * kPitchBlockY + threadIdx.y; y < height; y += gridDim.y * kPitchBlockY) {
@@ -59,6 +60,7 @@ __global__ void vertical_sum_2d_kernel(const float* __restrict__ in, std::size_t
     if (y + 1 < height) s += row_ptr(in, in_pitch, y + 1)[x];
     row_ptr(out, out_pitch, y)[x] = s;
   }
+  // [/doc:pitched_rows]
 }
 
 // The same kernel serves pitched (pitch from cudaMallocPitch) and unpadded (pitch = width * 4) arrays.

@@ -36,6 +36,7 @@ __global__ void build_chase_kernel(unsigned long long* lines, const std::uint32_
 // latency alone. __ldca = ld.global.ca, "cache at all levels" (what a plain global load does on sm_70+),
 // spelled out so the L1 plateau is not an accident. The untimed warm-up walk exists because successive
 // launches may run on different SMs: it brings an L1-sized working set into *this* SM's L1 first.
+// [doc:global_chase_kernel]
 __global__ void global_chase_kernel(ChaseState* state, unsigned warm_hops, unsigned hops) {
   unsigned long long p = state->cursor;
   for (unsigned k = 0; k < warm_hops; ++k) p = __ldca(reinterpret_cast<const unsigned long long*>(p));
@@ -45,6 +46,7 @@ __global__ void global_chase_kernel(ChaseState* state, unsigned warm_hops, unsig
   state->cursor = p;  // stored: the chain is the result, so the compiler cannot drop the loads
   state->cycles = stop - start;
 }
+// [/doc:global_chase_kernel]
 
 // The same chase through shared memory. The block copies the chain in (as shared-window addresses),
 // then thread 0 alone chases it. Inline PTX keeps it one ld.shared per hop with nothing in between.

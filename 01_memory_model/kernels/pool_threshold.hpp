@@ -11,6 +11,7 @@ namespace cml::ch01 {
 namespace {
 
 // Sets the default pool's release threshold for one variant, and puts it back (and trims the pool) after.
+// [doc:release_threshold_guard]
 class ReleaseThreshold {
  public:
   ReleaseThreshold(int device, std::uint64_t threshold) {
@@ -23,6 +24,7 @@ class ReleaseThreshold {
     CUDA_CHECK_NOTHROW(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &old_));
     CUDA_CHECK_NOTHROW(cudaMemPoolTrimTo(pool_, 0));
   }
+  // [/doc:release_threshold_guard]
   ReleaseThreshold(const ReleaseThreshold&) = delete;
   ReleaseThreshold& operator=(const ReleaseThreshold&) = delete;
   std::uint64_t attribute(cudaMemPoolAttr a) const {

@@ -60,11 +60,13 @@ __device__ __forceinline__ unsigned array_in_local_memory(unsigned seed) {
   unsigned a[kRegArray];
 #pragma unroll 1
   for (int j = 0; j < kRegArray; ++j) a[j] = seed + static_cast<unsigned>(j) * 0x9E3779B9u;
+  // [doc:rolled_register_loop]
 #pragma unroll 1
   for (int r = 0; r < kRegRounds; ++r) {
 #pragma unroll 1
     for (int j = 0; j < kRegArray; ++j) a[j] = a[j] * 3u + a[(j + 1) % kRegArray];
   }
+  // [/doc:rolled_register_loop]
   unsigned h = 0;
 #pragma unroll 1
   for (int j = 0; j < kRegArray; ++j) h = h * 31u + a[j];
@@ -85,7 +87,9 @@ __global__ void array_local_kernel(const unsigned* __restrict__ seeds, unsigned*
 // that leaves 65536 / 2048 = 32 registers per thread, fewer than the 32-element array plus its
 // bookkeeping needs, so ptxas spills. Where an SM holds fewer threads, ptxas drops the promise (and says
 // so when it compiles for that GPU) and the thread keeps the registers it wants (launch_bounds.hpp).
+// [doc:bounded_min_blocks]
 inline constexpr int kBoundedMinBlocks = 8;
+// [/doc:bounded_min_blocks]
 __global__ void __launch_bounds__(kRegBlock, kBoundedMinBlocks)
     array_registers_bounded_kernel(const unsigned* __restrict__ seeds, unsigned* __restrict__ out, unsigned n) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;

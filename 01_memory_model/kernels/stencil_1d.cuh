@@ -40,14 +40,17 @@ inline void upload_stencil_coefficients(const std::vector<float>& table) {
   CUDA_CHECK(cudaStreamSynchronize(nullptr));
 }
 
+// [doc:device_stencil_row]
 template <RowPick P>
 __device__ __forceinline__ int device_stencil_row(std::size_t i) {
   if constexpr (P == RowPick::fixed) return 0;
   else if constexpr (P == RowPick::warp_uniform) return static_cast<int>((i / 32) % kCoeffRows);
   else return static_cast<int>((i / 32 + i % 32) % kCoeffRows);
 }
+// [/doc:device_stencil_row]
 
 template <CoeffSource S, RowPick P>
+// [doc:stencil_coeff]
 __device__ __forceinline__ float stencil_coeff(const float* table, int row, int k) {
   if constexpr (S == CoeffSource::constant_memory) {
     if constexpr (P == RowPick::fixed) return c_stencil_coeffs[k];  // compile-time offset after unrolling
@@ -58,9 +61,12 @@ __device__ __forceinline__ float stencil_coeff(const float* table, int row, int 
     return table[row * kStencilTaps + k];
   }
 }
+// [/doc:stencil_coeff]
 
+// [doc:no_restrict]
 // No __restrict__ on any pointer: with `out` restricted, the compiler may prove the table read-only and
 // turn the "plain global" loads into the same non-coherent loads as __ldg, erasing the comparison.
+// [/doc:no_restrict]
 //
 // Grid-stride over tiles of kStencilBlock outputs. The shared tile is reused by every iteration, so it
 // is fenced on BOTH sides: the book's loop has only the barrier after the load, and a thread that
@@ -71,6 +77,7 @@ __global__ void __launch_bounds__(kStencilBlock)
     stencil_1d_kernel(const float* in, float* out, std::size_t n, const float* table) {
   __shared__ float tile[kStencilBlock + 2 * kStencilRadius];
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kStencilBlock;
+  // [doc:fenced_tile_load]
   for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * kStencilBlock; base < n; base += stride) {
     __syncthreads();  // (1) everyone is done reading the previous tile before it is overwritten
     const std::size_t i = base + threadIdx.x;
@@ -83,6 +90,7 @@ __global__ void __launch_bounds__(kStencilBlock)
       tile[kStencilRadius + kStencilBlock + threadIdx.x] = right < n ? in[right] : 0.0f;
     }
     __syncthreads();  // (2) the whole tile, halo included, is written before anyone reads a neighbour
+    // [/doc:fenced_tile_load]
     if (i < n) {
       const int row = device_stencil_row<P>(i);
       float sum = 0.0f;

@@ -28,6 +28,7 @@ enum class RowPick {
 // next: with plain i % 32 the set would be loop-invariant and the compiler could load the coefficients
 // once, outside the loop, hiding exactly the cost the variant is there to show.
 
+// [doc:stencil_row]
 inline int stencil_row(RowPick pick, std::size_t i) {
   switch (pick) {
     case RowPick::fixed: return 0;
@@ -36,6 +37,7 @@ inline int stencil_row(RowPick pick, std::size_t i) {
   }
   return 0;
 }
+// [/doc:stencil_row]
 
 // kCoeffRows x kStencilTaps integers in [-4, 4], row-major.
 inline std::vector<float> make_stencil_table() {

@@ -33,6 +33,7 @@ __global__ void __launch_bounds__(kStreamBlock)
     stream_sum_kernel(const uint4* __restrict__ buf, StreamLayout L, int passes, unsigned* __restrict__ block_sums) {
   unsigned acc = 0;
   for (int p = 0; p < passes; ++p) {
+    // [doc:replicated_or_split]
     if (L.replicate) {
       // The whole buffer from this block's start, wrapping once: two contiguous ranges.
       const unsigned start = replicated_start(blockIdx.x, L.n4);
@@ -42,6 +43,7 @@ __global__ void __launch_bounds__(kStreamBlock)
       const unsigned hi = L.n4 - lo > L.chunk4 ? lo + L.chunk4 : L.n4;
       acc += sum_range(buf, lo, hi);
     }
+    // [/doc:replicated_or_split]
   }
   // Block reduction: warp shuffles, then one value per warp through shared memory.
   __shared__ unsigned warp_sums[kStreamBlock / 32];

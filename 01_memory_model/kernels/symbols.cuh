@@ -18,12 +18,16 @@ __constant__ float c_coeffs[kCoeffCount];  // in the 64 KB constant space: cache
 __device__ float* g_target;                // a pointer the host fills in
 
 // One thread: the point is where the value lives, not parallelism.
+// [doc:add_two_kernel]
 __global__ void add_two_kernel() { g_value += 2.0f; }
+// [/doc:add_two_kernel]
 
+// [doc:scale_by_coeffs_kernel]
 __global__ void scale_by_coeffs_kernel(float* out, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = c_coeffs[i % kCoeffCount] * static_cast<float>(i);
 }
+// [/doc:scale_by_coeffs_kernel]
 
 __global__ void write_through_symbol_pointer_kernel(int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -31,6 +31,7 @@ class GrowingBuffer {
 
   // Makes the buffer `new_bytes` long with its first bytes() unchanged. GPU work still in flight may
   // finish after it returns (the copying kind leaves none: cudaFree waits for the device).
+  // [doc:grow_to]
   void grow_to(std::size_t new_bytes, cudaStream_t s) {
     if (new_bytes <= bytes_)
       throw std::invalid_argument("GrowingBuffer::grow_to: " + std::to_string(new_bytes) + " bytes does not grow " +
@@ -46,6 +47,7 @@ class GrowingBuffer {
     }
     bytes_ = new_bytes;
   }
+  // [/doc:grow_to]
 
   template <class T = void>
   T* data() const noexcept {

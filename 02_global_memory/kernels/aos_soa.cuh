@@ -54,6 +54,7 @@ struct SoaLayout {
   }
 };
 
+// [doc:aos_x_only_layout]
 // x += 10 in place on an array of structs: y shares every sector with x but is never used.
 struct AosXOnlyLayout {
   using Item = float;
@@ -61,6 +62,7 @@ struct AosXOnlyLayout {
   __device__ float load(std::size_t i) const { return data[i].x; }
   __device__ void store(std::size_t i, float v) const { data[i].x = v; }
 };
+// [/doc:aos_x_only_layout]
 
 struct SoaXOnlyLayout {
   using Item = float;

@@ -17,17 +17,21 @@
 
 namespace cml::ch02 {
 
+// [doc:offset_unroll]
 inline constexpr int kOffsetUnroll = 4;
+// [/doc:offset_unroll]
 inline constexpr unsigned kSeedBlock = 512;  // the blog post's block size
 
 namespace {
 
+// [doc:offset_add_kernel]
 // One element per thread: the blog post's kernel. Each thread has one 4-byte load per array in flight.
 template <class Load = PlainLoad>
 __global__ void offset_add_kernel(const float* a, const float* b, float* c, std::size_t n, unsigned r, unsigned w) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) c[i + w] = Load::load(a + i + r) + Load::load(b + i + r);
 }
+// [/doc:offset_add_kernel]
 
 // Four elements per thread, blockDim.x apart, so every one of the four warp instructions is still
 // 32 consecutive elements. All eight loads are issued before the first store: written as
@@ -40,6 +44,7 @@ __global__ void offset_add_unroll4_kernel(const float* a, const float* b, float*
   const std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x * kOffsetUnroll + threadIdx.x;
   float va[kOffsetUnroll] = {};
   float vb[kOffsetUnroll] = {};
+  // [doc:unrolled_offset_add]
 #pragma unroll
   for (int k = 0; k < kOffsetUnroll; ++k) {
     const std::size_t i = base + static_cast<std::size_t>(k) * blockDim.x;
@@ -53,6 +58,7 @@ __global__ void offset_add_unroll4_kernel(const float* a, const float* b, float*
     const std::size_t i = base + static_cast<std::size_t>(k) * blockDim.x;
     if (i < n) c[i + w] = va[k] + vb[k];
   }
+  // [/doc:unrolled_offset_add]
 }
 
 inline void check_offsets(unsigned r, unsigned w, unsigned block) {

@@ -19,6 +19,7 @@
 namespace cml::ch02 {
 namespace {
 
+// [doc:add_kernel]
 template <int PerThread, class Load>
 __global__ void add_kernel(const float* a, const float* b, float* c, std::size_t n) {
   const std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x * PerThread + threadIdx.x;
@@ -28,6 +29,7 @@ __global__ void add_kernel(const float* a, const float* b, float* c, std::size_t
     if (i < n) c[i] = Load::load(a + i) + Load::load(b + i);
   }
 }
+// [/doc:add_kernel]
 
 template <int PerThread>
 __global__ void add_restrict_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,

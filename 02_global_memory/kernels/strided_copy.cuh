@@ -25,6 +25,7 @@ template <class T, class Load = PlainLoad>
 __global__ void strided_copy_kernel(const T* in, T* out, std::size_t n, std::size_t stride) {
   const std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x * kStrideUnroll + threadIdx.x;
   T v[kStrideUnroll] = {};
+  // [doc:unrolled_strided_copy]
 #pragma unroll
   for (int k = 0; k < kStrideUnroll; ++k) {
     const std::size_t i = base + static_cast<std::size_t>(k) * blockDim.x;
@@ -35,6 +36,7 @@ __global__ void strided_copy_kernel(const T* in, T* out, std::size_t n, std::siz
     const std::size_t i = base + static_cast<std::size_t>(k) * blockDim.x;
     if (i < n) out[i * stride] = v[k];
   }
+  // [/doc:unrolled_strided_copy]
 }
 
 template <class T, class Load = PlainLoad>

@@ -144,6 +144,7 @@ __global__ void transpose_naive_row_kernel(const float* __restrict__ in, float* 
   if (r < rows && c < cols) out[c * rows + r] = in[r * cols + c];
 }
 
+// [doc:transpose_naive_col_kernel]
 // Read a column (strided by `cols`), write a row of the output (coalesced).
 template <BlockOrder kOrder, LoadPath kPath = LoadPath::kDefault>
 __global__ void transpose_naive_col_kernel(const float* __restrict__ in, float* __restrict__ out,
@@ -152,6 +153,7 @@ __global__ void transpose_naive_col_kernel(const float* __restrict__ in, float* 
   thread_xy<kOrder>(g, 1, r, c);
   if (r < rows && c < cols) out[c * rows + r] = load<kPath>(&in[r * cols + c]);
 }
+// [/doc:transpose_naive_col_kernel]
 
 // ---- Unrolled naive transposes: four elements per thread, blockDim.x apart ------------------------
 // The grid has a quarter of the blocks along x (the blog posts' version that forgot to shrink the grid wrote

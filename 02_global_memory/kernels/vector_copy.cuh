@@ -12,10 +12,13 @@
 
 namespace cml::ch02 {
 
+// [doc:copy_block]
 inline constexpr unsigned kCopyBlock = 256;
+// [/doc:copy_block]
 
 namespace {
 
+// [doc:copy_kernels]
 template <class T>
 __global__ void copy_per_thread_kernel(const T* in, T* out, std::size_t n) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -28,6 +31,7 @@ __global__ void copy_grid_stride_kernel(const T* in, T* out, std::size_t n) {
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
     out[i] = in[i];
 }
+// [/doc:copy_kernels]
 
 template <class T>
 inline void launch_copy_per_thread(const T* in, T* out, std::size_t n, cudaStream_t s) {

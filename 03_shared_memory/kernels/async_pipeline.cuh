@@ -88,10 +88,12 @@ __device__ __forceinline__ void copy_tile_async(const std::uint32_t* __restrict_
 #pragma unroll
   for (unsigned c = 0; c < kPipeVecsPerThread; ++c) {
     const unsigned v = threadIdx.x + c * kPipeBlock;
+    // [doc:tile_copies]
     if (v < vecs) cuda::memcpy_async(tile + 4 * v, src + 4 * v, cuda::aligned_size_t<16>(16), pipe);
   }
   const unsigned w = vecs * 4 + threadIdx.x;
   if (w < len) cuda::memcpy_async(tile + w, src + w, cuda::aligned_size_t<4>(4), pipe);
+  // [/doc:tile_copies]
 }
 
 // Two barriers per tile: the first makes the whole tile visible before anyone filters it (read after
@@ -129,6 +131,7 @@ __global__ void __launch_bounds__(kPipeBlock)
   const std::size_t mine = pipeline_tiles_of_block(pipeline_tiles(n), blockIdx.x, gridDim.x);
   // One batch per tile index, even past this block's last tile (an empty batch): "all but the newest
   // Stages - 1 batches" then always means "up to tile k".
+  // [doc:pipelined_tiles]
   auto fetch = [&](std::size_t f) {
     pipe.producer_acquire();
     if (f < mine) {
@@ -148,6 +151,7 @@ __global__ void __launch_bounds__(kPipeBlock)
     filter_tile(stages + (k % Stages) * kPipeTileWords, pipeline_tile_length(n, t), out + t * kPipeTileWords);
     pipe.consumer_release();
   }
+  // [/doc:pipelined_tiles]
 }
 
 // The kernel of a variant: stages 0 is sync, 1 .. kPipeMaxStages the pipelined ones.

@@ -15,7 +15,9 @@
 namespace cml::ch03 {
 
 inline constexpr unsigned kPipeBlock = 256;                         // threads per block
+// [doc:pipe_vecs_per_thread]
 inline constexpr unsigned kPipeVecsPerThread = 2;                   // 16-byte copies per thread per tile
+// [/doc:pipe_vecs_per_thread]
 inline constexpr unsigned kPipeTileWords = kPipeBlock * kPipeVecsPerThread * 4;  // 2048 words
 inline constexpr std::size_t kPipeTileBytes = kPipeTileWords * sizeof(std::uint32_t);  // 8 KiB
 inline constexpr int kPipeMaxStages = 4;

@@ -182,6 +182,7 @@ __global__ void __launch_bounds__(kHistBlock)
   const std::uint32_t bins = 1u << bins_log2;
   const int slice_log2 = bins_log2 - (ClusterSize >= 8 ? 3 : ClusterSize >= 4 ? 2 : ClusterSize >= 2 ? 1 : 0);
   const std::uint32_t slice = 1u << slice_log2;  // shifts and masks: slice is a run-time power of two
+  // [doc:cluster_histogram]
   for (std::uint32_t i = threadIdx.x; i < slice; i += blockDim.x) hist_slice[i] = 0;
   Cluster::sync();  // every slice of the cluster is zero before any block counts into it
   for_each_key(keys, n, [&](std::uint32_t key) {
@@ -196,6 +197,7 @@ __global__ void __launch_bounds__(kHistBlock)
     }
   });
   Cluster::sync();  // every update of this cluster has landed (and no slice is left while others update it)
+  // [/doc:cluster_histogram]
   std::uint32_t* dst = out + static_cast<std::size_t>(Cluster::rank()) * slice;
   for (std::uint32_t i = threadIdx.x; i < slice; i += blockDim.x) {
     const std::uint32_t c = hist_slice[i];

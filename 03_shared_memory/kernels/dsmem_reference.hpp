@@ -75,7 +75,9 @@ CML_HD inline std::uint32_t histogram_key(std::uint64_t i) {
 }
 
 // A key's bin: its low bits (bins is a power of two).
+// [doc:histogram_bin]
 CML_HD inline std::uint32_t histogram_bin(std::uint32_t key, std::uint32_t bins) { return key & (bins - 1); }
+// [/doc:histogram_bin]
 
 inline bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 

@@ -45,6 +45,7 @@ __global__ void __launch_bounds__(kPatternBlock)
   for (int i = threadIdx.x; i < kPatternBufferElems; i += blockDim.x) buf[i] = init[i];
   __syncthreads();
 
+  // [doc:lane_pattern_loop]
   const int lane_offset = lane_offsets[threadIdx.x % 32];
   T acc{};
   for (int k = 0; k < rounds; ++k) {
@@ -52,6 +53,7 @@ __global__ void __launch_bounds__(kPatternBlock)
 #pragma unroll
     for (int j = 0; j < kPatternUnroll; ++j) accumulate(acc, buf[base + j]);
   }
+  // [/doc:lane_pattern_loop]
   out[static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = acc;
 }
 

@@ -68,11 +68,13 @@ inline LanePattern random_pattern(std::uint64_t seed, int range = 1024) {
 }
 
 // Column 0 of a 32 x 33 tile (one element of padding per row): stride 33.
+// [doc:column_pad_pattern]
 inline LanePattern column_pad_pattern() {
   LanePattern p{"column_pad", {}};
   for (int l = 0; l < 32; ++l) p.offsets[l] = l * 33;
   return p;
 }
+// [/doc:column_pad_pattern]
 
 // Column `col` of a 32 x 32 tile stored swizzled (element (r, c) at r*32 + (c ^ r)): no padding, and the
 // lanes of a column land in 32 different positions of their rows.

@@ -32,9 +32,11 @@ template <class Load>
 __device__ __forceinline__ void timed_chase(std::uint32_t start, int hops, Load load,
                                             unsigned long long* __restrict__ out) {
   std::uint32_t off = start;
+  // [doc:timed_chase]
   const long long t0 = clock64();
   for (int h = 0; h < hops; ++h) off = load(off);
   const long long t1 = clock64();
+  // [/doc:timed_chase]
   out[0] = off;
   out[1] = static_cast<unsigned long long>(t1 - t0);
 }
@@ -56,10 +58,12 @@ template <bool CacheInL1>
 __global__ void chase_global_kernel(const std::uint32_t* __restrict__ chain, std::uint32_t start, int warm_hops,
                                     int hops, unsigned long long* __restrict__ out) {
   const char* const base = reinterpret_cast<const char*>(chain);
+  // [doc:cached_global_load]
   auto load = [base](std::uint32_t off) {
     const auto* p = reinterpret_cast<const unsigned int*>(base + off);
     return CacheInL1 ? __ldca(p) : __ldcg(p);
   };
+  // [/doc:cached_global_load]
   std::uint32_t off = start;
   for (int h = 0; h < warm_hops; ++h) off = load(off);
   timed_chase(off, hops, load, out);

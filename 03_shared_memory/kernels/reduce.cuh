@@ -29,6 +29,7 @@ namespace {
 // book relied on the 32 lanes running in lock step and marked the memory volatile. Since Volta the lanes
 // of a warp may interleave freely, so volatile alone is a race: each step now reads, __syncwarp()s,
 // writes, and __syncwarp()s again before the next step reads. Lane 0 ends with s[0] = the block's sum.
+// [doc:warp_fold_last64]
 __device__ __forceinline__ void warp_fold_last64(volatile unsigned* s, unsigned lane) {
   unsigned v = s[lane];
 #pragma unroll
@@ -39,6 +40,7 @@ __device__ __forceinline__ void warp_fold_last64(volatile unsigned* s, unsigned 
     __syncwarp();
   }
 }
+// [/doc:warp_fold_last64]
 
 // 1. In place in global memory, neighbouring pairs (book ch.3 reduceNeighbored). Only threads whose
 // index is a multiple of 2*stride work, so every warp stays busy but most of its lanes idle.

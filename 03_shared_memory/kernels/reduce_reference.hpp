@@ -11,8 +11,12 @@ namespace cml::ch03 {
 using Sum = unsigned long long;  // every total is exact in 64 bits
 
 inline constexpr unsigned kReduceBlock = 256;   // threads per block in every reduction kernel
+// [doc:reduce_unroll]
 inline constexpr unsigned kReduceUnroll = 4;    // the book's "unroll": blocks' worth of data per block
+// [/doc:reduce_unroll]
+// [doc:reduce_vec_loads]
 inline constexpr unsigned kReduceVecLoads = 4;  // 16-byte loads in flight per thread in the fast kernels
+// [/doc:reduce_vec_loads]
 
 // Inputs are integers in [0, 255]: the sum is exact, and the book-style kernels' 32-bit block partials
 // (at most kReduceBlock * kReduceUnroll * 255 < 2^20) cannot overflow.

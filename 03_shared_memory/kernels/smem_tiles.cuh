@@ -31,6 +31,7 @@ __global__ void __launch_bounds__(kSquareThreads) square_static_kernel(unsigned*
   const unsigned tx = threadIdx.x, ty = threadIdx.y;
   const unsigned idx = ty * kSquareDim + tx;
   // Pick the element once; the loop then issues exactly one store and one load per round.
+  // [doc:square_rounds]
   unsigned* const w = write == Order::kRow ? &tile[ty][tx] : &tile[tx][ty];
   const unsigned* const rd = read == Order::kRow ? &tile[ty][tx] : &tile[tx][ty];
   unsigned acc = 0;
@@ -40,6 +41,7 @@ __global__ void __launch_bounds__(kSquareThreads) square_static_kernel(unsigned*
     acc += *rd;
     __syncthreads();  // the next round overwrites the tile: everyone must have read it first
   }
+  // [/doc:square_rounds]
   out[blockIdx.x * kSquareThreads + idx] = acc;
 }
 
@@ -92,6 +94,7 @@ __global__ void __launch_bounds__(kRectThreads) rect_dynamic_kernel(unsigned* __
   extern __shared__ unsigned rect_dyn_tile[];
   const unsigned tx = threadIdx.x, ty = threadIdx.y;
   const unsigned idx = ty * kRectX + tx;
+  // [doc:rect_offsets]
   const unsigned irow = idx / kRectY, icol = idx % kRectY;
   unsigned w = 0, rd = 0;
   if (p == RectPattern::kColCol) {
@@ -100,6 +103,7 @@ __global__ void __launch_bounds__(kRectThreads) rect_dynamic_kernel(unsigned* __
     w = ty * (kRectX + pad) + tx;  // tile[ty][tx], pitch 32 + pad
     rd = p == RectPattern::kRowRow ? w : icol * (kRectX + pad) + irow;
   }
+  // [/doc:rect_offsets]
   unsigned acc = 0;
   for (int r = 0; r < rounds; ++r) {
     rect_dyn_tile[w] = idx + static_cast<unsigned>(r) * kRectThreads;

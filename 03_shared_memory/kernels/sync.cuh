@@ -36,6 +36,7 @@ __global__ void __launch_bounds__(kSyncBlock)
     segment_reverse_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, std::size_t n) {
   __shared__ unsigned tile[kSyncBlock];
   const unsigned t = threadIdx.x;
+  // [doc:segment_reverse_loop]
   for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * kSyncBlock; base < n;
        base += static_cast<std::size_t>(gridDim.x) * kSyncBlock) {
     const unsigned len = n - base < kSyncBlock ? static_cast<unsigned>(n - base) : kSyncBlock;
@@ -44,6 +45,7 @@ __global__ void __launch_bounds__(kSyncBlock)
     if (t < len) out[base + t] = tile[len - 1 - t];
     __syncthreads();
   }
+  // [/doc:segment_reverse_loop]
 }
 
 // __syncthreads_count / _and / _or: a barrier that also combines one predicate per thread.
@@ -87,6 +89,7 @@ __global__ void __launch_bounds__(kSyncBlock)
                              Sum* result) {
   __shared__ bool is_last;
   const Sum partial = block_sum(grid_stride_sum(in, n));
+  // [doc:last_block_ticket]
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = partial;
     if constexpr (AtomicRef) {
@@ -97,6 +100,7 @@ __global__ void __launch_bounds__(kSyncBlock)
       is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
     }
   }
+  // [/doc:last_block_ticket]
   __syncthreads();       // publishes is_last to the block (and separates the two block_sum calls)
   if (!is_last) return;  // the same value for every thread of the block: no barrier below is divergent
   if constexpr (!AtomicRef) __threadfence();

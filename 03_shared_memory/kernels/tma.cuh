@@ -345,6 +345,7 @@ struct ItemSource {
 // item_of[s] remembers which item stage s holds.
 inline constexpr unsigned kMaxStages = 256;
 
+// [doc:drive_ring]
 template <class Job, class Source>
 __device__ __forceinline__ void drive_ring(const Job& job, Source& source, unsigned char* ring, unsigned stage_bytes,
                                            unsigned stages, std::uint64_t* full, unsigned* item_of) {
@@ -373,6 +374,7 @@ __device__ __forceinline__ void drive_ring(const Job& job, Source& source, unsig
   bulk_wait_all();  // the shared memory must outlive the stores that read it
   source.finish();
 }
+// [/doc:drive_ring]
 
 // Initialises `count` barriers of `arrivals` arrivals each and makes them visible to the TMA unit and the block.
 __device__ __forceinline__ void init_barriers(std::uint64_t* full, unsigned count, unsigned arrivals = 1) {
@@ -633,6 +635,7 @@ __global__ void __launch_bounds__(kTmaThreads)
     source.start(kStages);
     for (unsigned k = 0; k < unsigned(kStages); ++k) load(k);
   }
+  // [doc:tma_transpose_loop]
   for (unsigned k = 0;; ++k) {
     // All stores but the newest kOut - 1 have read their buffers: out_buffer(k) is free again.
     if (threadIdx.x == 0) bulk_wait_read<kOut - 1>();
@@ -652,6 +655,7 @@ __global__ void __launch_bounds__(kTmaThreads)
       load(k + kStages);
     }
   }
+  // [/doc:tma_transpose_loop]
   if (threadIdx.x == 0) {
     bulk_wait_all();
     source.finish();

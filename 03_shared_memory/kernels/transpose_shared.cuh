@@ -35,12 +35,14 @@ enum class TileLayout {
 
 // Word offset of tile element (r, c). Reading a tile column (fixed c, lanes r = 0..31) hits banks
 // c (unpadded: all the same), (r + c) % 32 (padded) and c ^ r (swizzled): 32 distinct banks in the last two.
+// [doc:tile_offset]
 template <TileLayout kLayout>
 __host__ __device__ constexpr int tile_offset(int r, int c) {
   if constexpr (kLayout == TileLayout::kPadded) return r * (kTile + 1) + c;
   else if constexpr (kLayout == TileLayout::kSwizzled) return r * kTile + (c ^ r);
   else return r * kTile + c;
 }
+// [/doc:tile_offset]
 
 template <TileLayout kLayout>
 inline constexpr int kTileWords = kLayout == TileLayout::kPadded ? kTile * (kTile + 1) : kTile * kTile;
@@ -98,6 +100,7 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
     const int y = threadIdx.y + k * kBlockRows;
     if (r0 + y < rows && c0 + x < cols) tile[tile_offset<kLayout>(y, x)] = in[(r0 + y) * cols + c0 + x];
   }
+  // [doc:tile_column_store]
   // Every element of the tile is read by a different thread than the one that wrote it.
   __syncthreads();
   // Output row c0 + y is input column c0 + y; lane x writes its element r0 + x: coalesced. The element
@@ -107,6 +110,7 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
     const int y = threadIdx.y + k * kBlockRows;
     if (c0 + y < cols && r0 + x < rows) out[(c0 + y) * rows + r0 + x] = tile[tile_offset<kLayout>(x, y)];
   }
+  // [/doc:tile_column_store]
 }
 
 // ---- Padded tiles with more elements per thread ---------------------------------------------------
@@ -328,6 +332,7 @@ __global__ void __launch_bounds__(kWideThreads)
   __shared__ __align__(16) float tile[kWide * kWide];
   const WideTile w = wide_tile<kOrder>(blockIdx.x, g, rows, cols, aligned);  // the same for the whole block
   if (w.vector) {
+    // [doc:prefetch_next_tile]
     load_tile_vec4(in, cols, w, tile, [&] {
       if constexpr (kPrefetch) {
         // Edge tiles are left out: a line past the matrix is not the input's to ask for.
@@ -339,6 +344,7 @@ __global__ void __launch_bounds__(kWideThreads)
         (void)ahead;
       }
     });
+    // [/doc:prefetch_next_tile]
   } else {
     load_tile_scalar(in, rows, cols, w, tile);
   }

@@ -36,6 +36,7 @@ inline void record_if(const ChunkEvents* ev, cudaEvent_t ChunkEvents::*which, cu
   if (ev != nullptr) CUDA_CHECK(cudaEventRecord(ev->*which, s));
 }
 
+// [doc:pipeline_chunk]
 inline void pipeline_chunk(const Pipeline& p, std::size_t first, std::size_t count, cudaStream_t s,
                            const ChunkEvents* ev = nullptr) {
   const std::size_t bytes = count * sizeof(std::uint32_t);
@@ -47,6 +48,7 @@ inline void pipeline_chunk(const Pipeline& p, std::size_t first, std::size_t cou
   CUDA_CHECK(cudaMemcpyAsync(p.h_out + first, p.d_out + first, bytes, cudaMemcpyDeviceToHost, s));
   record_if(ev, &ChunkEvents::after_d2h, s);
 }
+// [/doc:pipeline_chunk]
 
 inline void launch_pipeline_sequential(const Pipeline& p, cudaStream_t s, const ChunkEvents* ev = nullptr) {
   pipeline_chunk(p, 0, p.n, s, ev);
@@ -65,6 +67,7 @@ inline int chunks_used(std::size_t n, int chunks) {
 // given, holds one ChunkEvents per chunk in use (chunks_used).
 inline void launch_pipeline_staged(const Pipeline& p, int chunks, const cudaStream_t* streams, cudaEvent_t fork,
                                    const cudaEvent_t* joins, cudaStream_t s, const ChunkEvents* events = nullptr) {
+  // [doc:fork_join_chunks]
   CUDA_CHECK(cudaEventRecord(fork, s));
   for (int k = 0; k < chunks; ++k) {
     const Chunk c = chunk_of(p.n, chunks, k, kChunkAlignWords);
@@ -74,6 +77,7 @@ inline void launch_pipeline_staged(const Pipeline& p, int chunks, const cudaStre
     CUDA_CHECK(cudaEventRecord(joins[k], streams[k]));
     CUDA_CHECK(cudaStreamWaitEvent(s, joins[k], 0));
   }
+  // [/doc:fork_join_chunks]
 }
 
 }  // namespace
