@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Builds <dir>/REPORT.md (provenance, claims, comparison with the reference set, tables and PNG plots)
 from a run's files only, and, for a reference set, regenerates the chapter READMEs' figure blocks between
-<!-- results:<name> --> markers.
+<!-- results:<name> --> markers and the root README's example output between <!-- example:<label> --> markers
+(from <set>/logs/<label>.log).
 
     python3 scripts/report.py runs/<gpu>-<date>-<time>        (a run of scripts/run_all.sh)
     python3 scripts/report.py results/<gpu> --readmes          (maintainers: scripts/promote_reference.sh)
@@ -377,7 +378,9 @@ def render_chapter_readmes(root):
     readme = os.path.join(root, "README.md")
     if os.path.exists(readme):
         text = open(readme).read()
-        out[readme] = ROOT_MARKER.sub(lambda m: m.group(1) + references_block(root) + m.group(3), text)
+        text = ROOT_MARKER.sub(lambda m: m.group(1) + references_block(root) + m.group(3), text)
+        out[readme] = EXAMPLE_MARKER.sub(
+            lambda m: m.group(1) + example_block(root, results, m.group("name"), runs) + m.group(4), text)
     return out
 
 
@@ -393,6 +396,44 @@ def update_readmes(root):
 
 
 ROOT_MARKER = re.compile(r"(<!-- results:references -->)(.*?)(<!-- /results:references -->)", re.S)
+EXAMPLE_MARKER = re.compile(r"(<!-- example:(?P<name>[A-Za-z0-9_\-]+) -->)(.*?)(<!-- /example:(?P=name) -->)", re.S)
+# The root README's legend numbers three parts of a demo's output; each mark goes on the first line of its kind,
+# so the legend stays right whatever the demo prints around them.
+EXAMPLE_MARKS = [("①", re.compile(r"^device \d+: ")), ("②", re.compile(r"^variant\s")), ("③", re.compile(r"^claims: "))]
+# The harness's per-variant progress goes to stderr, which the log captures too; it is not the demo's report.
+PROGRESS_LINE = re.compile(r"^\[\d+/\d+\] .*\(\d+(\.\d+)? s so far\)$")
+
+
+def example_block(root, results, label, runs):
+    """A demo's printed output as logged in the reference set, marked for the root README's legend."""
+    log = os.path.join(results, "logs", f"{label}.log")
+    log_rel = os.path.relpath(log, root)
+    if not os.path.exists(log):
+        return f"\n_The reference set has no {log_rel}: run scripts/promote_reference.sh._\n"
+    lines = [line.rstrip() for line in open(log, errors="replace").read().split("\n")]
+    lines = [line for line in lines if not PROGRESS_LINE.match(line)]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    marked = {}
+    for mark, kind in EXAMPLE_MARKS:
+        at = next((i for i, line in enumerate(lines) if kind.match(line)), None)
+        if at is not None:
+            marked[at] = mark
+    # One column for the marks, just right of the longest marked line (the `demo` line runs much longer).
+    width = max((len(lines[i]) for i in marked), default=0) + 3
+    for at, mark in marked.items():
+        lines[at] = lines[at].ljust(width) + mark
+    missing = [mark for mark, _ in EXAMPLE_MARKS if mark not in marked.values()]
+    entry = runs.get(label) or {"rows": [], "json": None}
+    name = ((entry.get("json") or {}).get("device") or device_header(runs) or {}).get("name", "a GPU")
+    command = entry.get("command") or f"build/bin/{demo_of(label, entry)}"
+    caption = (f"`{command}` on an {name}, as the reference set logged it in [{log_rel}]({log_rel}) (its progress "
+               "lines, printed to stderr while each variant runs, left out)")
+    if missing:
+        caption += f"; this log has no line for {' '.join(missing)}"
+    return "\n" + caption + ":\n\n```\n" + "\n".join(lines) + "\n```\n"
 
 
 def references_block(root):

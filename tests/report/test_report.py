@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The report step on a small committed fixture (trimmed CSVs of a real H200 run): every table and every
-plot the report promises must be produced, and the README marker rewriting must work. The comparison with a
-reference set must match a row to the row of the same variant, parameters and size."""
+plot the report promises must be produced, and the README marker rewriting must work, including the root
+README's example output rebuilt from fixture/logs/bandwidth_ceiling.log (a log of the H200 reference set),
+which the docs check must flag once it drifts. The comparison with a reference set must match a row to the row
+of the same variant, parameters and size."""
 import os
 import subprocess
 import sys
@@ -43,6 +45,42 @@ def compare_failures():
     return failures + ([f"fmt_cell: {bad}, expected {cells}"] if bad else [])
 
 
+def example_failures(root):
+    """The root README's example output is the reference set's log: rebuilt from it with the legend's marks,
+    and the docs check flags a copy that differs from it by one digit."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import check_docs
+    import report
+    readme = os.path.join(root, "README.md")
+    with open(readme, "w") as f:
+        f.write("intro\n<!-- example:bandwidth_ceiling -->\nstale\n<!-- /example:bandwidth_ceiling -->\nlegend\n")
+    fresh = report.render_chapter_readmes(root)[readme]
+    failures = []
+    block = fresh.split("```\n")[1] if fresh.count("```\n") == 2 else ""
+    lines = block.split("\n")
+    log = open(os.path.join(FIXTURE, "logs", "bandwidth_ceiling.log")).read()
+    want = {"①": "device 0: ", "②": "variant ", "③": "claims: "}
+    for mark, start in want.items():
+        marked = [line for line in lines if mark in line]
+        if len(marked) != 1 or not marked[0].startswith(start):
+            failures.append(f"example: {mark} should mark the one line that starts with {start!r}: {marked}")
+    if "stale" in fresh or not fresh.startswith("intro\n") or not fresh.endswith("legend\n"):
+        failures.append("example: the block between the markers was not replaced, or text around it changed")
+    if "so far)" in block:
+        failures.append("example: the stderr progress lines were kept")
+    if "copy_vec4_ilp8 " not in block or any(line.rstrip(" ①②③") not in log for line in lines if line):
+        failures.append("example: a line is not the log's")
+    with open(readme, "w") as f:
+        f.write(fresh)
+    if any(f.startswith("README.md:") for f in check_docs.check_generated(root)):
+        failures.append("example: the docs check fails on a freshly generated block")
+    with open(readme, "w") as f:
+        f.write(fresh.replace("copy_scalar / gb_per_s copy_vec4 = 0.", "copy_scalar / gb_per_s copy_vec4 = 1.", 1))
+    if not any(f.startswith("README.md:") for f in check_docs.check_generated(root)):
+        failures.append("example: the docs check passes a block whose figure differs from the log")
+    return failures
+
+
 def main():
     failures = compare_failures()
     with tempfile.TemporaryDirectory() as out:
@@ -81,10 +119,11 @@ def main():
         if run.returncode != 0 or "stale" in text or "vector_width.csv" not in text or "claims held" not in text \
                 or not text.endswith("after\n"):
             failures.append("README results block was not regenerated")
+        failures += example_failures(os.path.join(out, "root"))
 
     for f in failures:
         print("FAIL:", f)
-    print(f"{len(EXPECTED_PLOTS) + 4 - len(failures)} passed, {len(failures)} failed")
+    print(f"{len(EXPECTED_PLOTS) + 5 - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 
