@@ -242,7 +242,8 @@ def check_excerpts(root, files):
                     "a line left out without an elision, lines out of order or a line indented differently"
                 failures.append(f"{rel}:{line_of(block.start())}: the excerpt is not the region "
                                 f"{' or '.join(f'{t}#doc:{n}' for t, n in links)} ({why})")
-    return sorted(set(failures))
+    # In the order of the files' lines: README.md:42 before README.md:119.
+    return sorted(set(failures), key=lambda f: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", f)])
 
 
 def _demo_section(text, demo):
