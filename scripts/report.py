@@ -214,6 +214,75 @@ def compare_with_reference(runs, ref_runs):
     return out
 
 
+# Architecture by compute capability, so that a published figure from a sibling GPU can still be placed.
+GENERATIONS = {"7.0": "Volta", "7.5": "Turing", "8.0": "Ampere", "8.6": "Ampere", "8.7": "Ampere", "8.9": "Ada",
+               "9.0": "Hopper", "10.0": "Blackwell", "10.3": "Blackwell", "12.0": "Blackwell"}
+
+
+def gpu_model(name, board=None):
+    """('H100', 'PCIe') from 'H100 PCIe'. CUDA names a data-centre SXM part without a board ('NVIDIA H100 80GB
+    HBM3', 'NVIDIA H200'), so the run's device passes board='SXM'; a published row that names no board keeps None."""
+    up = (name or "").upper().replace("NVIDIA", " ")
+    m = re.search(r"\b([A-Z]{1,2}\d{2,4}[A-Z]?)\b", up)
+    for key, label in (("PCIE", "PCIe"), ("NVL", "NVL"), ("SXM", "SXM")):
+        if key in up:
+            board = label
+    return (m.group(1) if m else " ".join(up.split())), board
+
+
+def published_value(entry, row):
+    """This run's value for a published row: the one CSV row of the named variant (and params, where given)."""
+    if not entry:
+        return None
+    hits = [r for r in entry["rows"] if r.get("variant") == row["suite_variant"]
+            and (not row["suite_params"] or r.get("params") == row["suite_params"])]
+    return num(hits[0].get(row["suite_column"])) if len(hits) == 1 else None
+
+
+def published_section(runs, d, root, out):
+    """REPORT.md lines: the published figures (results/published.csv) for this GPU or its generation, each beside
+    this run's value of the same quantity, their ratio and how the two methods differ."""
+    path = os.path.join(root, "results", "published.csv")
+    lines = ["## Published measurements", ""]
+    if not os.path.exists(path):
+        return lines + [f"_No {os.path.relpath(path, root)} in this checkout: nothing to compare with._", ""]
+    name = (d or {}).get("name") or next((e["rows"][0].get("device") for e in runs.values() if e["rows"]), "")
+    model, board = gpu_model(name, "SXM")
+    generation = GENERATIONS.get((d or {}).get("cc", ""))
+    order = {"same GPU": 0, "same GPU, other board": 1, "same generation": 2}
+    shown = []
+    for row in read_csv(path):
+        pmodel, pboard = gpu_model(row["gpu"])
+        if pmodel == model:
+            match = "same GPU" if pboard in (None, board) else "same GPU, other board"
+        elif generation and row.get("generation") == generation:
+            match = "same generation"
+        else:
+            continue
+        shown.append((order[match], match, row))
+    if not shown:
+        return lines + [f"No published figure in [{os.path.relpath(path, root)}]({os.path.relpath(path, out)}) is for "
+                        f"this GPU ({name or '?'}) or its generation ({generation or '?'}).", ""]
+    lines += [f"Figures published by others, measured the way a demo of this suite measures them "
+              f"([{os.path.relpath(path, root)}]({os.path.relpath(path, out)}); "
+              f"[PUBLISHED.md]({os.path.relpath(os.path.join(root, 'results', 'PUBLISHED.md'), out)}) explains "
+              "the columns). Ratio = this run / published: below 1 a latency is shorter here, above 1 a bandwidth is "
+              "higher here. A figure from another board or another GPU of the same generation carries the hardware "
+              "difference in its ratio as well as the method difference.", "",
+              "| quantity | published on | match | published | this run | ratio | this run's row | source | "
+              "how the methods differ |", "|---|---|---|---|---|---|---|---|---|"]
+    for _, match, row in sorted(shown, key=lambda s: s[0]):
+        pub = num(row["value"])
+        mine = published_value(runs.get(row["suite_demo"]), row)
+        suite = " ".join(x for x in (row["suite_demo"], row["suite_variant"], row["suite_params"]) if x)
+        cells = [f"`{row['quantity']}`", row["gpu"], match, f"{row['value']} {row['unit']}",  # as the source prints it
+                 f"{fmt_cell(mine)} {row['unit']}" if mine is not None else "not measured in this run",
+                 f"{mine / pub:.3f}" if mine is not None and pub else "-",
+                 f"`{suite}` {row['suite_column']}", f"[{row['source']}]({row['url']})", row["differences"]]
+        lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")  # a '|' in prose splits a cell
+    return lines + [""]
+
+
 def claims_table(rows):
     if not rows:
         return ["_This demo declares no claims._", ""]
@@ -285,10 +354,13 @@ def write_report(results, out, runs, chapter_of, root):
     elif d and os.path.realpath(os.path.join(root, "results", d.get("slug", ""))) == os.path.realpath(results):
         lines += ["This folder is the committed reference set of this GPU.", ""]
     else:
-        known = sorted(x for x in os.listdir(os.path.join(root, "results")) if not x.startswith(".")) \
+        # results/ also holds files (published.csv, readme_source.txt): only its folders are reference sets.
+        known = sorted(x for x in os.listdir(os.path.join(root, "results"))
+                       if not x.startswith(".") and os.path.isdir(os.path.join(root, "results", x))) \
             if os.path.isdir(os.path.join(root, "results")) else []
         lines += [f"There is no reference set for this GPU ({d.get('slug', '?') if d else '?'}) in results/; the "
                   f"committed ones are {', '.join(known) or 'none'}. Compare ratios (the claims), not GB/s.", ""]
+    lines += published_section(runs, d, root, out)
 
     produced = {"tables": [], "plots": []}
     by_chapter = OrderedDict((c, []) for c in CHAPTERS)

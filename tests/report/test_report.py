@@ -4,7 +4,9 @@ plot the report promises must be produced, and the README marker rewriting must 
 README's example output rebuilt from fixture/logs/bandwidth_ceiling.log (a log of the H200 reference set),
 which the docs check must flag once it drifts. The comparison with a reference set must match a row to the row
 of the same variant, parameters and size."""
+import csv
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -81,6 +83,54 @@ def example_failures(root):
     return failures
 
 
+def published_failures(report_text):
+    """results/published.csv: every row cites a source and a URL and has a numeric value. The report's published
+    section: on the fixture (an H200) a same-GPU row gets this run's value and the ratio, a row of another Hopper
+    GPU shows as the same generation, a row the run lacks says so, and a row of another generation is left out."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import report
+    failures = []
+    rows = report.read_csv(os.path.join(ROOT, "results", "published.csv"))
+    for r in rows:
+        if not (r.get("source") or "").strip() or not (r.get("url") or "").startswith("https://") \
+                or report.num(r.get("value")) is None:
+            failures.append(f"published.csv: row {r.get('id')!r} lacks a source, a URL or a numeric value")
+    if not rows or len({r["id"] for r in rows}) != len(rows):
+        failures.append("published.csv: no rows, or an id repeats")
+    section = report_text.partition("## Published measurements\n")[2].split("\n## ", 1)[0]
+    if not re.search(r"\| same GPU \|.*\| \d+\.\d{3} \|", section):
+        failures.append("published: the fixture's report has no same-GPU row with a ratio")
+
+    # A scratch table, so that what is checked does not depend on which figures results/published.csv holds.
+    l2 = next(float(r["gb_per_s"]) for r in report.read_csv(os.path.join(FIXTURE, "cache_bandwidth.csv"))
+              if r["variant"] == "l2")
+    cols = ["id", "quantity", "gpu", "generation", "value", "unit", "source", "url", "suite_demo", "suite_variant",
+            "suite_params", "suite_column", "differences"]
+    scratch = [["a", "l2_bw", "H200", "Hopper", "5000", "GB/s", "src a", "https://a", "cache_bandwidth", "l2", "",
+                "gb_per_s", "diff a"],
+               ["b", "l2_bw", "H100 PCIe", "Hopper", "5000", "GB/s", "src b", "https://b", "cache_bandwidth", "l2",
+                "", "gb_per_s", "diff b"],
+               ["c", "dsm", "H200", "Hopper", "181", "cycles", "src c", "https://c", "distributed_shared", "latency",
+                "neighbour", "cycles_per_hop", "diff c"],
+               ["d", "l2_bw", "A100", "Ampere", "5000", "GB/s", "src d", "https://d", "cache_bandwidth", "l2", "",
+                "gb_per_s", "diff d"]]
+    with tempfile.TemporaryDirectory() as root:
+        os.makedirs(os.path.join(root, "results"))
+        with open(os.path.join(root, "results", "published.csv"), "w", newline="") as f:
+            csv.writer(f).writerows([cols] + scratch)
+        runs, _ = report.load(FIXTURE)
+        table = "\n".join(report.published_section(runs, report.device_header(runs), root, root))
+    want = {"a": ["same GPU", f"{l2 / 5000:.3f}", "diff a"], "b": ["same generation", f"{l2 / 5000:.3f}"],
+            "c": ["same GPU", "not measured in this run"]}
+    for key, parts in want.items():
+        line = next((x for x in table.split("\n") if f"(https://{key})" in x), "")
+        if not all(f"| {p} |" in line for p in parts):
+            failures.append(f"published: row {key} should show {parts}: {line!r}")
+    if "(https://d)" in table:
+        failures.append("published: a row of another generation is shown")
+    return failures
+
+
 def main():
     failures = compare_failures()
     with tempfile.TemporaryDirectory() as out:
@@ -93,6 +143,7 @@ def main():
         report = open(os.path.join(out, "REPORT.md")).read()
         if "NVIDIA H200" not in report:
             failures.append("device header missing")
+        failures += published_failures(report)
         for name in sorted(os.listdir(FIXTURE)):
             if name.endswith(".csv") and f"### {name[:-4]}\n" not in report:
                 failures.append(f"table for {name[:-4]} missing")
@@ -123,7 +174,7 @@ def main():
 
     for f in failures:
         print("FAIL:", f)
-    print(f"{len(EXPECTED_PLOTS) + 5 - len(failures)} passed, {len(failures)} failed")
+    print(f"{len(EXPECTED_PLOTS) + 7 - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 
