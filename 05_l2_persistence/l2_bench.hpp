@@ -32,7 +32,9 @@ inline std::string persistence_waive_reason(const DeviceInfo& d) {
   return "";
 }
 
-// Sets the set-aside through a guard, or waives the variant when the driver refuses or ignores it.
+// Sets the set-aside through a guard, or waives the variant when the driver refuses or ignores it. A request of
+// 0 (no set-aside at all) is always granted: it is what a program that never asks for persistence runs with,
+// give or take the driver's default.
 inline std::unique_ptr<PersistingL2Guard> set_aside_or_waive(std::size_t bytes) {
   std::unique_ptr<PersistingL2Guard> guard;
   try {
@@ -42,20 +44,36 @@ inline std::unique_ptr<PersistingL2Guard> set_aside_or_waive(std::size_t bytes) 
                              "change the set-aside, MIG disables it",
                              cudaGetErrorName(e.code())));
   }
-  if (guard->limit() == 0)
+  if (bytes != 0 && guard->limit() == 0)
     throw Waived(fmt::format("asked for a {:.2f} MiB set-aside, the driver set 0", to_mib(guard->requested())));
   return guard;
 }
 
-// --set-aside: "max" (persistingL2CacheMaxSize) or a size; larger than the maximum is a usage error.
-inline std::size_t set_aside_option(const Context& ctx) {
+// --set-aside: "max" (persistingL2CacheMaxSize), 0 (none), a size up to the maximum, or, where the demo sizes the
+// set-aside to its table, "fit" (returned as nullopt). Anything else is a usage error.
+inline std::optional<std::size_t> set_aside_request(const Context& ctx, bool fit_allowed) {
   const std::string text = ctx.extra_text("set-aside");
   if (text == "max") return ctx.device().persisting_l2_max;
+  if (text == "fit") {
+    if (!fit_allowed) throw CliError("--set-aside: 'fit' is not an option of this demo (max, 0 or a size)");
+    return std::nullopt;
+  }
+  if (!text.empty() && text.find_first_not_of('0') == std::string::npos) return 0;  // "0", "00": no set-aside
   const std::uint64_t bytes = parse_size(text, "--set-aside");
   if (bytes > ctx.device().persisting_l2_max)
     throw CliError(fmt::format("--set-aside: {} bytes is more than persistingL2CacheMaxSize ({} bytes)", bytes,
                                ctx.device().persisting_l2_max));
   return static_cast<std::size_t>(bytes);
+}
+
+// --set-aside of a demo without "fit".
+inline std::size_t set_aside_option(const Context& ctx) { return *set_aside_request(ctx, false); }
+
+// The set-aside a windowed row over a table of `table_bytes` asks for: --set-aside, or under "fit" the table
+// itself (the driver rounds up to its granularity), at most persistingL2CacheMaxSize. Sizing the set-aside to
+// what must persist leaves the rest of the L2 to every access that does not.
+inline std::size_t set_aside_for_table(const Context& ctx, std::size_t table_bytes) {
+  return set_aside_request(ctx, true).value_or(std::min(table_bytes, ctx.device().persisting_l2_max));
 }
 
 // A table given on the command line: make_window caps num_bytes at accessPolicyMaxWindowSize, so a larger
@@ -136,6 +154,18 @@ Timing time_isolated(Context& ctx, Launch&& launch) {
   return time_isolated(ctx, std::forward<Launch>(launch), reset_persisting_lines);
 }
 
+// The baseline of every speed-up in this chapter: no window and no set-aside, the whole L2 for ordinary accesses.
+// A set-aside is not free for the accesses that do not persist (l2_set_aside_cost measures what it costs), so a
+// window timed against a no-window run under the same large set-aside is credited with winning back that cost.
+// The limit is 0 only inside this call; the caller's stream must carry no window.
+// [doc:honest_baseline]
+template <class Launch>
+Timing time_without_set_aside(Context& ctx, Launch&& launch) {
+  const PersistingL2Guard none(0);
+  return time_isolated(ctx, std::forward<Launch>(launch));
+}
+// [/doc:honest_baseline]
+
 // The sliding-window workload: a stream of `passes` chunks and a table of up to max_table_bytes, filled with the
 // hashed data of sliding_window_reference.hpp. References are cached per table size.
 class SlidingWorkload {
@@ -166,6 +196,12 @@ class SlidingWorkload {
   void launch(std::size_t table_bytes, cudaStream_t s) const {
     launch_sliding_window(table_.data(), table_bytes / sizeof(uint4), stream_.data(), chunk_n_, passes_, max_blocks_,
                           s);
+  }
+
+  // The plain launch with the stream loaded evict-first (__ldcs) instead of a window.
+  void launch_evict_first(std::size_t table_bytes, cudaStream_t s) const {
+    launch_sliding_window_evict_first(table_.data(), table_bytes / sizeof(uint4), stream_.data(), chunk_n_, passes_,
+                                      max_blocks_, s);
   }
 
   // Writes the table's initial values (the kernel updates it in place, so every verification starts here).

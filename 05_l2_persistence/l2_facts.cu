@@ -107,7 +107,9 @@ void stream_window_facts(Context& ctx) {
     const auto guard = set_aside_or_waive(ctx.device().persisting_l2_max);
 
     // The Programming Guide's example: 60 % of the accesses to a 16 MiB region persisting, the rest streaming.
+    // [doc:guide_window]
     const cudaAccessPolicyWindow w = make_window(buffer.data(), 16 * kMiB, 0.6, max_window);
+    // [/doc:guide_window]
     guard->set_stream_window(stream, w);
     const cudaAccessPolicyWindow back = stream_window(stream);
     window_row(ctx, "set_16mib_hit_ratio_0.6", back, check_window(ctx, back, w, "window read back"));

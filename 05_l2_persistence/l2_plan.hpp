@@ -28,10 +28,12 @@ inline std::size_t clamp_set_aside(std::size_t requested, std::size_t persisting
 }
 
 // hitRatio is a fraction: anything outside [0, 1] (or NaN) is a caller's bug, so it is pinned into range.
+// [doc:clamp_hit_ratio]
 inline float clamp_hit_ratio(double hit_ratio) {
   if (!(hit_ratio > 0.0)) return 0.0f;  // also NaN
   return hit_ratio >= 1.0 ? 1.0f : static_cast<float>(hit_ratio);
 }
+// [/doc:clamp_hit_ratio]
 
 // A window over [base, base + bytes) with num_bytes capped at accessPolicyMaxWindowSize (a larger request is
 // rejected or truncated depending on the driver; capping it here makes the behaviour ours, not the driver's).
@@ -50,6 +52,7 @@ inline cudaAccessPolicyWindow make_window(void* base, std::size_t bytes, double 
 // Best Practices 9.2.2.2: when the persistent data outgrows the set-aside, keep the window over all of it but
 // lower hitRatio so that hitRatio x num_bytes = set-aside: that many bytes, picked by the hardware, persist; the
 // rest take missProp (streaming) instead of evicting each other in the set-aside.
+// [doc:tuned_window]
 inline double tuned_hit_ratio(std::size_t window_bytes, std::size_t set_aside) {
   if (window_bytes == 0) return 0.0;
   return std::min(1.0, static_cast<double>(set_aside) / static_cast<double>(window_bytes));
@@ -60,6 +63,7 @@ inline cudaAccessPolicyWindow tuned_window(void* base, std::size_t region_bytes,
   const std::size_t bytes = std::min(region_bytes, max_window);
   return make_window(base, bytes, tuned_hit_ratio(bytes, set_aside), max_window);
 }
+// [/doc:tuned_window]
 
 // What "no window" reads back as on a fresh stream: every field zero, both properties normal.
 inline cudaAccessPolicyWindow cleared_window() {
@@ -143,11 +147,13 @@ struct SlidingShape {
   int passes = 1;
 };
 
+// [doc:traffic_model]
 inline double model_dram_bytes(const SlidingShape& s, std::size_t resident) {
   const double p = static_cast<double>(s.persist_bytes);
   const double r = static_cast<double>(std::min(resident, s.persist_bytes));
   return s.passes * (static_cast<double>(s.stream_per_pass) + 2.0 * (p - r)) + r;
 }
+// [/doc:traffic_model]
 
 // Bytes of one table that stay resident under a window of `window_bytes` with `hit_ratio`, when `sharers`
 // kernels with the same window run concurrently and share the set-aside: if all persisting lines fit, each
@@ -161,8 +167,9 @@ inline std::size_t model_resident_bytes(std::size_t window_bytes, double hit_rat
   return std::min(static_cast<std::size_t>(persisting), set_aside);
 }
 
-// Predicted speed-up over no window if DRAM traffic is all that costs time (L2 hits free). An upper bound:
-// L2 bandwidth is finite, and at the largest tables the windowed run approaches it.
+// Predicted speed-up over no window and no set-aside if DRAM traffic is all that costs time (L2 hits free). An
+// upper bound: it assumes the no-window run misses the whole table every pass (a real L2 keeps part of it), that
+// L2 bandwidth is unlimited, and it knows nothing of what a set-aside costs the accesses that do not persist.
 inline double model_speedup(const SlidingShape& s, std::size_t resident) {
   return model_dram_bytes(s, 0) / model_dram_bytes(s, resident);
 }

@@ -85,6 +85,7 @@ State& prepare(Context& ctx, State& st, const PersistingL2Guard& guard) {
 enum class After { clean, stale, normal_window, reset };
 
 // Untimed set-up of one sample: start from no persisting lines, then leave the state `after` describes.
+// [doc:pollute]
 void pollute(Context& ctx, State& st, PersistingL2Guard& guard, After after) {
   reset_persisting_lines();
   if (after == After::clean) return;
@@ -101,6 +102,7 @@ void pollute(Context& ctx, State& st, PersistingL2Guard& guard, After after) {
   CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
   if (after == After::reset) CUDA_CHECK(cudaCtxResetPersistingL2Cache());
 }
+// [/doc:pollute]
 
 Timing measure_after(Context& ctx, State& st, PersistingL2Guard& guard, After after) {
   const auto launch = [&](cudaStream_t s) {
@@ -227,11 +229,13 @@ Demo make_demo() {
   d.device_bytes = [](std::uint64_t n) { return static_cast<double>(n) + 512e6; };
   d.extras = {
       {"passes", "re-reads of the working set per launch (1 ... 64; --quick: 2)", "16", true},
-      {"set-aside", "persisting L2 set-aside: max (persistingL2CacheMaxSize) or a size", "max", false},
+      {"set-aside", "persisting L2 set-aside: max (persistingL2CacheMaxSize) or a size (not 0)", "max", false},
   };
   d.check_options = [](Context& ctx) {
     check_stream_size(ctx);
-    (void)passes_option(ctx, 2), (void)set_aside_option(ctx);
+    (void)passes_option(ctx, 2);
+    // Without a set-aside nothing persists and there are no stale lines to measure.
+    if (set_aside_option(ctx) == 0) throw CliError("--set-aside: l2_reset needs a set-aside to leave lines in, not 0");
   };
   d.warmup_ms = 20.0;
   d.waive_reason = persistence_waive_reason;

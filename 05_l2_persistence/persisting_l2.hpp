@@ -73,6 +73,7 @@ class PersistingL2Guard {
     }
   }
 
+  // [doc:guard_restore]
   ~PersistingL2Guard() {
     // Nothing still running may use a window or a persisting line while they are taken away.
     CUDA_CHECK_NOTHROW(cudaDeviceSynchronize());
@@ -84,6 +85,7 @@ class PersistingL2Guard {
     CUDA_CHECK_NOTHROW(cudaCtxResetPersistingL2Cache());
     CUDA_CHECK_NOTHROW(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, previous_));
   }
+  // [/doc:guard_restore]
 
   PersistingL2Guard(const PersistingL2Guard&) = delete;
   PersistingL2Guard& operator=(const PersistingL2Guard&) = delete;
@@ -97,6 +99,7 @@ class PersistingL2Guard {
 
   // Puts `w` on `s` (replacing any window there); the first time for a stream, its window is saved for the
   // destructor to put back.
+  // [doc:stream_window]
   void set_stream_window(cudaStream_t s, const cudaAccessPolicyWindow& w) {
     const bool known = std::any_of(streams_.begin(), streams_.end(), [s](const auto& e) { return e.first == s; });
     if (!known) streams_.emplace_back(s, stream_window(s));
@@ -104,6 +107,7 @@ class PersistingL2Guard {
     v.accessPolicyWindow = w;
     CUDA_CHECK(cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &v));
   }
+  // [/doc:stream_window]
   // Switches persistence off on `s` until the next set_stream_window: num_bytes = 0, hitProp normal.
   void clear_stream_window(cudaStream_t s) { set_stream_window(s, cleared_window()); }
 

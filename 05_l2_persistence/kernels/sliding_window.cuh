@@ -30,10 +30,24 @@ __global__ void fill_elements_kernel(uint4* out, std::size_t n, std::uint64_t fi
     out[e] = element_value(first + e, seed);
 }
 
+// How the kernel loads the stream: plain loads, or __ldcs ("cache streaming": evict-first in L1 and L2), the
+// per-load hint that tells the cache the same thing a window's missProp = streaming says, without a set-aside.
+enum class StreamLoad { normal, evict_first };
+
+// [doc:stream_load_hint]
+template <StreamLoad kLoad>
+__device__ __forceinline__ uint4 load_stream(const uint4* p) {
+  if constexpr (kLoad == StreamLoad::evict_first) return __ldcs(p);
+  else return *p;
+}
+// [/doc:stream_load_hint]
+
+// [doc:sliding_window_kernel]
 // `passes` passes; pass r reads chunk r of the stream (chunk_n elements) once and read-modify-writes every
 // table entry once: table[k] += chunk_r[i] for all i = k (mod table_n). Entry k has chunk_n / table_n such
 // elements, plus one if k < chunk_n % table_n; they are loaded four at a time with no bounds check in between,
 // so four 16-byte loads (five with the table's) are in flight per thread before the first add needs one.
+template <StreamLoad kLoad>
 __global__ void sliding_window_kernel(uint4* __restrict__ table, std::size_t table_n,
                                       const uint4* __restrict__ stream, std::size_t chunk_n, int passes) {
   const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -47,17 +61,22 @@ __global__ void sliding_window_kernel(uint4* __restrict__ table, std::size_t tab
       const uint4* p = chunk + k;
       std::size_t j = 0;
       for (; j + 4 <= count; j += 4, p += 4 * table_n) {
-        const uint4 a = p[0], b = p[table_n], c = p[2 * table_n], d = p[3 * table_n];
+        const uint4 a = load_stream<kLoad>(p), b = load_stream<kLoad>(p + table_n),
+                    c = load_stream<kLoad>(p + 2 * table_n), d = load_stream<kLoad>(p + 3 * table_n);
         add_to(acc, a);
         add_to(acc, b);
         add_to(acc, c);
         add_to(acc, d);
       }
-      for (; j < count; ++j, p += table_n) add_to(acc, *p);
+      for (; j < count; ++j, p += table_n) add_to(acc, load_stream<kLoad>(p));
       table[k] = acc;
     }
   }
 }
+// [/doc:sliding_window_kernel]
+
+// The kernel every window in this chapter is attached to.
+inline constexpr auto* kSlidingWindowKernel = &sliding_window_kernel<StreamLoad::normal>;
 
 // Reads data[0, n) `passes` times; out[t] = fold of the elements thread t owns, pass after pass. Four loads
 // at a time, as above: the fold is a dependent chain, the loads feeding it are not.
@@ -88,7 +107,7 @@ inline unsigned resident_blocks(const void* kernel, int sm_count) {
   return static_cast<unsigned>(per_sm > 0 ? per_sm : 1) * static_cast<unsigned>(sm_count);
 }
 inline unsigned sliding_window_resident_blocks(int sm_count) {
-  return resident_blocks(reinterpret_cast<const void*>(&sliding_window_kernel), sm_count);
+  return resident_blocks(reinterpret_cast<const void*>(kSlidingWindowKernel), sm_count);
 }
 inline unsigned reread_resident_blocks(int sm_count) {
   return resident_blocks(reinterpret_cast<const void*>(&reread_kernel), sm_count);
@@ -109,8 +128,16 @@ inline unsigned sliding_window_blocks(std::size_t table_n, unsigned max_blocks) 
 // table_n >= 1; stream holds passes * chunk_n elements (chunk_n may be 0).
 inline void launch_sliding_window(uint4* table, std::size_t table_n, const uint4* stream, std::size_t chunk_n,
                                   int passes, unsigned max_blocks, cudaStream_t s) {
-  sliding_window_kernel<<<sliding_window_blocks(table_n, max_blocks), kBlock, 0, s>>>(table, table_n, stream,
-                                                                                      chunk_n, passes);
+  kSlidingWindowKernel<<<sliding_window_blocks(table_n, max_blocks), kBlock, 0, s>>>(table, table_n, stream, chunk_n,
+                                                                                     passes);
+  CUDA_CHECK_LAUNCH();
+}
+
+// The same launch with the stream loaded evict-first (__ldcs): no window, no set-aside.
+inline void launch_sliding_window_evict_first(uint4* table, std::size_t table_n, const uint4* stream,
+                                              std::size_t chunk_n, int passes, unsigned max_blocks, cudaStream_t s) {
+  sliding_window_kernel<StreamLoad::evict_first>
+      <<<sliding_window_blocks(table_n, max_blocks), kBlock, 0, s>>>(table, table_n, stream, chunk_n, passes);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -118,6 +145,7 @@ inline void launch_sliding_window(uint4* table, std::size_t table_n, const uint4
 inline void launch_sliding_window_with_window(uint4* table, std::size_t table_n, const uint4* stream,
                                               std::size_t chunk_n, int passes, unsigned max_blocks,
                                               const cudaAccessPolicyWindow& window, cudaStream_t s) {
+  // [doc:launch_attribute]
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeAccessPolicyWindow;
   attr.val.accessPolicyWindow = window;
@@ -128,7 +156,8 @@ inline void launch_sliding_window_with_window(uint4* table, std::size_t table_n,
   config.stream = s;
   config.attrs = &attr;
   config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, sliding_window_kernel, table, table_n, stream, chunk_n, passes));
+  CUDA_CHECK(cudaLaunchKernelEx(&config, kSlidingWindowKernel, table, table_n, stream, chunk_n, passes));
+  // [/doc:launch_attribute]
 }
 
 // Adds the same launch to `graph` as a kernel node with no dependencies and returns the node (the arguments
@@ -138,7 +167,7 @@ inline cudaGraphNode_t add_sliding_window_node(cudaGraph_t graph, uint4* table, 
                                                unsigned max_blocks) {
   void* args[] = {&table, &table_n, &stream, &chunk_n, &passes};
   cudaKernelNodeParams p{};
-  p.func = reinterpret_cast<void*>(&sliding_window_kernel);
+  p.func = reinterpret_cast<void*>(kSlidingWindowKernel);
   p.gridDim = dim3(sliding_window_blocks(table_n, max_blocks));
   p.blockDim = dim3(kBlock);
   p.sharedMemBytes = 0;

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "05_l2_persistence/kernels/set_aside_cost.cuh"
 #include "05_l2_persistence/kernels/sliding_window.cuh"
 #include "05_l2_persistence/persisting_l2.hpp"
 #include "common/testing.hpp"
@@ -96,8 +97,15 @@ TEST_P(L2SlidingWindowKernel, MatchesTheCpuReference) {
   launch_fill_elements(table.data(), c.table_n, 0, kTableSeed, nullptr);
   launch_sliding_window(table.data(), c.table_n, stream.data(), c.chunk_n, c.passes, c.max_blocks, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
-  expect_prefix_equal(table.download(), sliding_window_reference(chunk_sums(c.chunk_n, c.passes), c.table_n),
-                      "sliding window");
+  const std::vector<uint4> want = sliding_window_reference(chunk_sums(c.chunk_n, c.passes), c.table_n);
+  expect_prefix_equal(table.download(), want, "sliding window");
+  // The evict-first loads are a cache hint only: the same table, bit for bit.
+  table.poison();
+  launch_fill_elements(table.data(), c.table_n, 0, kTableSeed, nullptr);
+  launch_sliding_window_evict_first(table.data(), c.table_n, stream.data(), c.chunk_n, c.passes, c.max_blocks,
+                                    nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  expect_prefix_equal(table.download(), want, "sliding window, stream evict-first");
 }
 
 INSTANTIATE_TEST_SUITE_P(OddSizes, L2SlidingWindowKernel,
@@ -113,6 +121,37 @@ INSTANTIATE_TEST_SUITE_P(OddSizes, L2SlidingWindowKernel,
                                   std::to_string(i.param.chunk_n) + "_passes" + std::to_string(i.param.passes) +
                                   "_blocks" + std::to_string(i.param.max_blocks);
                          });
+
+class L2StreamingKernels : public testing::TestWithParam<std::size_t> {};
+
+TEST_P(L2StreamingKernels, WriteAndReadMatchTheClosedForm) {
+  CML_REQUIRE_GPU();
+  const std::size_t n = GetParam();
+  constexpr std::uint32_t seed = 0x1234567u;
+  DeviceBuffer<std::uint32_t> buf(n + kGuardElements);
+  buf.poison();
+  launch_write_pattern(buf.data(), n, seed, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<std::uint32_t> got = buf.download();
+  std::size_t bad = 0;
+  unsigned want_xor = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    want_xor ^= pattern_word(i, seed);
+    if (got[i] != pattern_word(i, seed) && bad++ < 5) ADD_FAILURE() << "write: word " << i;
+  }
+  EXPECT_EQ(bad, 0u);
+  for (std::size_t i = n; i < got.size(); ++i) EXPECT_EQ(got[i], 0xffffffffu) << "write: guard " << i;
+  DeviceBuffer<unsigned> result(1);
+  for (const unsigned blocks : {1u, 3u, 1056u}) {
+    CUDA_CHECK(cudaMemset(result.data(), 0, sizeof(unsigned)));
+    launch_xor_read(buf.data(), n, result.data(), blocks, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_EQ(result.download()[0], want_xor) << "read with " << blocks << " blocks";
+  }
+}
+
+// Sizes around the kernels' edges: a tail shorter than a uint4, fewer elements than one grid-stride step, more.
+INSTANTIATE_TEST_SUITE_P(OddSizes, L2StreamingKernels, testing::Values(1, 3, 4, 7, 1025, 1000003, 16777219));
 
 class L2RereadKernel : public testing::TestWithParam<std::tuple<std::size_t, int, unsigned>> {};
 
@@ -214,6 +253,25 @@ TEST(L2Guard, RestoresTheLimit) {
     EXPECT_GT(guard.limit(), 0u);
     // The set-aside really changed inside the scope; otherwise the check below would pass with no restore.
     ASSERT_NE(guard.limit(), before);
+  }
+  EXPECT_EQ(persisting_limit(), before);
+}
+
+// No set-aside at all is the baseline of every speed-up in the chapter: it must really be 0 inside the scope
+// (also under a guard that raised it) and come back as it was after.
+TEST(L2Guard, ZeroMeansNoSetAsideAndNestsInsideALargerOne) {
+  REQUIRE_PERSISTENCE(limits);
+  const std::size_t before = persisting_limit();
+  {
+    PersistingL2Guard outer(limits.persisting_max);
+    ASSERT_GT(outer.limit(), 0u);
+    {
+      PersistingL2Guard none(0);
+      EXPECT_EQ(none.requested(), 0u);
+      EXPECT_EQ(none.limit(), 0u);
+      EXPECT_EQ(persisting_limit(), 0u);
+    }
+    EXPECT_EQ(persisting_limit(), outer.limit());
   }
   EXPECT_EQ(persisting_limit(), before);
 }
