@@ -4,9 +4,11 @@
 // Shows: staging a tile in shared memory makes both global sides coalesced (4 sectors per request, or 16
 // for 16-byte accesses: all bytes used), and moves the column walk into shared memory, where its cost is
 // set by banks. naive_row (from 02_global_memory) is the transpose without a tile: rows read, columns
-// written, 32 sectors per store request. The 32 x 32 tile is stored three ways: unpadded (a tile column
-// sits in one bank: 32 wavefronts per request), +1 padded and XOR-swizzled (both 1). tiled_multi /
-// tiled_32x4 / tiled_32x2 / tiled_64x8 / tiled_64x4 give each thread 4, 8 or 16 elements of a padded
+// written, 32 sectors per store request; naive_col reads the columns instead, at the post's 32 x 8 block and
+// at 8 x 32, the fastest naive launch of chapter 02: the baseline a tuned tile has to beat. The 32 x 32 tile
+// is stored three ways: unpadded (a tile column sits in one bank: 32 wavefronts per request), +1 padded and
+// XOR-swizzled (both 1).
+// tiled_multi / tiled_32x4 / tiled_32x2 / tiled_64x8 / tiled_64x4 give each thread 4, 8 or 16 elements of a padded
 // 32 x 32 or 64 x 64 tile, so each thread keeps several loads in flight. fast_32x4 / fast_64x8 are the
 // same with unchecked interior tiles and 32-bit indexing when the matrix allows; the _cs variants add
 // evict-first loads and stores (__ldcs/__stcs). tile64_vec4 moves 64 x 64 tiles as float4 (4 x 4 blocks
@@ -215,11 +217,16 @@ double only(const RunRows& r, const std::string& variant, const char* column) {
   return RunRows::value(*r.rows(variant).front(), column);
 }
 
-// The best of the family, by a column; every member must have run (NotApplicable otherwise).
+// The best and the worst of the family, by a column; every member must have run (NotApplicable otherwise).
 double best_tiled(const RunRows& r, const char* column) {
   std::vector<double> v;
   for (const auto& name : kTiledFamily) v.push_back(only(r, name, column));
   return max_of(v);
+}
+double worst_tiled(const RunRows& r, const char* column) {
+  std::vector<double> v;
+  for (const auto& name : kTiledFamily) v.push_back(only(r, name, column));
+  return min_of(v);
 }
 
 // Whether a row's matrix lets the 64 x 64 float4 kernels take their 16-byte path: both sides multiples of
@@ -258,6 +265,22 @@ Demo make_demo() {
                           });
          transpose::set_global_model(row, model::tile_access(blk.x, blk.y, s.cols, sizeof(float), true),
                                      model::tile_access(blk.x, blk.y, s.rows, sizeof(float), false));
+       }},
+      {"naive_col", "reference: the fastest naive global transpose of 02_global_memory, columns read, rows written, "
+                    "blocks 32x8 and 8x32",
+       [](Context& ctx) {
+         transpose::Bench& b = transpose::bench(ctx);
+         const auto& s = b.shape();
+         // The tiles must beat the naive transpose a reader would tune, not the post's: 8x32 is the fastest
+         // naive launch of chapter 02's block sweep on both reference GPUs.
+         for (const dim3 blk : {ch02::kDefaultBlock, dim3(8, 32)}) {
+           Row& row = b.run(ctx, fmt::format("block={}x{}", blk.x, blk.y), Expect::kTranspose,
+                            [blk](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t st) {
+                              ch02::launch_transpose_naive_col(in, out, r, c, st, blk);
+                            });
+           transpose::set_global_model(row, model::tile_access(blk.x, blk.y, s.cols, sizeof(float), false),
+                                       model::tile_access(blk.x, blk.y, s.rows, sizeof(float), true));
+         }
        }},
       {"tiled_unpadded", "32x32 tile, 32x32 threads, no padding (32-way bank conflicts)",
        tiled<TileLayout::kUnpadded, kTile>},
@@ -341,17 +364,25 @@ Demo make_demo() {
                     "a 1024-thread block with one load per thread keeps few bytes in flight per SM between its "
                     "barriers; four loads per thread before the barrier hide far more DRAM latency"),
       Claim{"tiled_reaches_copy_ceiling",
-            "The best padded-tile transpose with several elements per thread comes close to cudaMemcpy D2D of "
-            "the same matrix.",
-            "max vs_memcpy over tiled_multi, tiled_32x4/32x2/64x8/64x4, fast_32x4(_cs), fast_64x8(_cs/_grouped/_col)",
-            Bound::at_least(0.85),
+            "A 64 x 64 padded tile with 8 elements per thread and unchecked interior tiles (fast_64x8) comes close "
+            "to cudaMemcpy D2D of the same matrix.",
+            "vs_memcpy of fast_64x8", Bound::at_least(0.85),
             "with the tile, both global sides are fully coalesced, so a transpose moves the bytes of a copy; "
             "15% covers the barrier between the two phases and run-to-run noise",
-            ClaimKind::device, [](const RunRows& r) { return best_tiled(r, "vs_memcpy"); }},
+            ClaimKind::device, [](const RunRows& r) { return only(r, "fast_64x8", "vs_memcpy"); }},
+      Claim{"every_multi_element_tile_near_ceiling",
+            "Every padded-tile transpose with several elements per thread reaches at least 0.75x cudaMemcpy D2D "
+            "of the same matrix, whichever tile shape and thread count it uses.",
+            "min vs_memcpy over tiled_multi, tiled_32x4/32x2/64x8/64x4, fast_32x4(_cs), fast_64x8(_cs/_grouped/_col)",
+            Bound::at_least(0.75),
+            "each of them keeps at least 4 loads in flight per thread with both global sides coalesced; what "
+            "separates them (tile shape, integer work, cache hints, tile order) is worth a few tens of percent, "
+            "not the several times that bank conflicts or a strided store cost",
+            ClaimKind::device, [](const RunRows& r) { return worst_tiled(r, "vs_memcpy"); }},
       Claim{"tma_matches_threads",
             "A transpose whose tiles move by TMA tensor copies runs at the speed of the best tiled transpose whose "
             "threads move them: neither beats the other by more than 10%.",
-            "GB/s tma_64x64 / max GB/s over the tiled family (as in tiled_reaches_copy_ceiling)",
+            "GB/s tma_64x64 / max GB/s over the tiled family (as in every_multi_element_tile_near_ceiling)",
             Bound::between(0.9, 1.1),
             "both read and write whole 256-byte pieces of rows through a tile and both are limited by DRAM; the TMA "
             "saves the address arithmetic and registers of the loads and stores, which a memory-bound kernel has to "
@@ -377,15 +408,22 @@ Demo make_demo() {
                 throw NotApplicable("the sides are not multiples of 4, so tile64_vec4 takes its 4-byte path");
               return only(r, "tile64_vec4", "gb_per_s") / only(r, "tiled_64x8", "gb_per_s");
             }},
-      Claim{"naive_transpose_far_below",
-            "The naive global transpose (columns written without a tile) is several times slower than the best "
-            "tiled transpose.",
-            "max GB/s over the tiled family (as in tiled_reaches_copy_ceiling) / GB/s naive_row",
-            Bound::at_least(3.0),
-            "its stores use 4 of the 32 bytes of each sector they touch (32 sectors per request instead of 4), "
-            "so DRAM moves several times the useful bytes",
+      Claim{"tiled_beats_tuned_naive",
+            "The tiled transpose (fast_64x8) runs at least 1.3x as fast as the fastest naive global transpose of "
+            "the same run, columns read with a tuned block.",
+            "GB/s fast_64x8 / max GB/s over the rows of naive_row and naive_col (blocks 32x8 and 8x32)",
+            Bound::at_least(1.3),
+            "a naive transpose strides one side whatever its block: the best of them reads columns, 8 sectors per "
+            "request for 4 sectors of bytes, and leans on L1 and L2 to use the rest, while the tile makes every "
+            "request on both sides whole sectors; the post's naive_row at 32x8 is 3x slower than its own tuned "
+            "launch (chapter 02), so it is no baseline",
             ClaimKind::device,
-            [](const RunRows& r) { return best_tiled(r, "gb_per_s") / only(r, "naive_row", "gb_per_s"); }},
+            [](const RunRows& r) {
+              std::vector<double> naive;
+              for (const char* v : {"naive_row", "naive_col"})
+                for (const Row* row : r.rows(v)) naive.push_back(RunRows::value(*row, "gb_per_s"));
+              return only(r, "fast_64x8", "gb_per_s") / max_of(naive);
+            }},
   };
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{8192}; };
   d.quick_size = 1000;  // 4 MB, and not a multiple of either tile
