@@ -9,8 +9,9 @@
 // minimum for the width (1, 2 or 4: 8-byte loads are served a half-warp and 16-byte loads a quarter-warp
 // per wavefront) and the conflict degree (their ratio). Shared memory serves one wavefront per clock per
 // SM, so the time of a pattern is a small fixed cost plus a part proportional to its wavefronts: a
-// stride-s pattern of 4-byte words is gcd(s, 32)-way conflicted, and odd strides are conflict-free. The
-// model counts an 8- or 16-byte broadcast as 2 or 4 wavefronts; the hardware serves it in fewer.
+// stride-s pattern of 4-byte words is gcd(s, 32)-way conflicted, and odd strides are conflict-free. An 8-
+// or 16-byte broadcast takes 1 or 2 wavefronts, half the minimum for the width: lanes loading one address
+// pair up, and the hardware returns one pair's registers at once (common/access_model.hpp).
 // Every point is verified (per-thread sums of the loaded words vs the CPU reference) before it is timed.
 // What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/bank_conflicts [--variant width4] [--size LOADS_PER_THREAD] [--csv out.csv]

@@ -11,8 +11,8 @@
 //   w4  stride 1       1 wavefront                 w4 stride 2 (a float2's .x)      2 (2-way)
 //   w8  stride 1       2 (lanes 0 and 16 share banks but sit in different half-warps)
 //   w8  halves_mixed   the same 32 elements, but each half-warp gets elements i and i+16: 2-way, 4
-//   w8  stride 2       4      w8 stride 16  32      w8 broadcast   2 (one per half-warp in the model;
-//                                                                     the hardware serves it in 1)
+//   w8  stride 2       4      w8 stride 16  32      w8 broadcast   1 (lanes loading one address pair
+//                                                                     up: a whole warp per wavefront)
 //   w16 stride 1       4      w16 stride 2   8
 // A conflict-free wavefront moves 128 bytes whatever the width, so wide loads save instructions, not
 // bandwidth.

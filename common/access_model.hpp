@@ -6,9 +6,18 @@
 //
 // Shared memory: 32 banks of 4 bytes. Lanes reading the same 4-byte word are served together
 // (broadcast/multicast); distinct words in the same bank are serialized into extra *wavefronts*.
-// 8-byte accesses are processed a half-warp at a time and 16-byte accesses a quarter-warp at a time,
-// so their conflict-free minimum is 2 and 4 wavefronts. Nsight Compute reports wavefronts as
-// l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum.
+// A wavefront moves at most 128 bytes, one 4-byte register per lane, so 8-byte accesses are processed a
+// half-warp at a time and 16-byte accesses a quarter-warp at a time: their conflict-free minimum is 2 and
+// 4 wavefronts. Loads make one exception: when no active lane n has a different address from lane n ^ 1
+// (or none from lane n ^ 2), the hardware returns one lane's registers to both lanes of each pair, and a
+// wavefront serves twice the lanes (a whole warp of 8-byte loads, a half-warp of 16-byte ones). NVIDIA
+// states the pairs rule for compute capability 7.x (developer forums, "Unexpected shared memory bank
+// conflict": LDS.128 then takes 2 requests instead of 4); on the H100 and H200 bank_conflicts' 8- and
+// 16-byte broadcasts take 1 and 2 wavefronts (results/*/profile/bank_conflicts, where ncu's ideal count
+// agrees), and a probe kernel under ncu on the H200 gave the same halving for pairs n, n ^ 1 and n, n ^ 2
+// and for pairs with one lane inactive, none for n, n ^ 4 or n, n ^ 16, and none for stores: an 8- or
+// 16-byte store takes 2 or 4 wavefronts even when every lane stores to one address. Nsight Compute reports
+// wavefronts as l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum.
 #pragma once
 
 #include <algorithm>
@@ -39,6 +48,14 @@ struct GlobalAccess {
   std::uint64_t lines = 0;
   std::uint64_t bytes_requested = 0;  // bytes the active lanes asked for
   std::uint64_t bytes_moved() const { return sectors * kSectorBytes; }
+  // n accesses like these (a launch's tiles that all access memory the same way).
+  GlobalAccess& operator*=(std::uint64_t n) {
+    requests *= n;
+    sectors *= n;
+    lines *= n;
+    bytes_requested *= n;
+    return *this;
+  }
   double sectors_per_request() const { return requests ? double(sectors) / double(requests) : 0.0; }
   // Fraction of moved bytes that were requested: nvprof's gld_efficiency / ncu's bytes-per-sector %.
   double efficiency() const { return sectors ? double(bytes_requested) / double(bytes_moved()) : 0.0; }
@@ -77,8 +94,14 @@ inline GlobalAccess global_warp(const std::vector<std::optional<std::uint64_t>>&
 struct SharedAccess {
   std::uint64_t requests = 0;
   std::uint64_t wavefronts = 0;
-  std::uint64_t ideal_wavefronts = 0;  // with no bank conflicts (1, 2 or 4 per request by width)
+  std::uint64_t ideal_wavefronts = 0;  // with no bank conflicts (1, 2 or 4 per request by width; a load of pairs half)
   double wavefronts_per_request() const { return requests ? double(wavefronts) / double(requests) : 0.0; }
+  SharedAccess& operator*=(std::uint64_t n) {
+    requests *= n;
+    wavefronts *= n;
+    ideal_wavefronts *= n;
+    return *this;
+  }
   // Extra wavefronts caused by bank conflicts (what ncu calls bank conflicts, approximately).
   std::uint64_t conflicts() const { return wavefronts - ideal_wavefronts; }
   SharedAccess& operator+=(const SharedAccess& o) {
@@ -89,11 +112,27 @@ struct SharedAccess {
   }
 };
 
-inline SharedAccess shared_warp(const std::vector<std::optional<std::uint64_t>>& lanes, unsigned width) {
+// Shared loads and stores follow the same bank rule but not the same packing (see the top of this file).
+enum class SharedOp { kLoad, kStore };
+
+// Whether no active lane n has a different address from lane n ^ mask (inactive or equal partners).
+inline bool lanes_pair_up(const std::vector<std::optional<std::uint64_t>>& lanes, unsigned mask) {
+  for (unsigned n = 0; n < lanes.size(); ++n) {
+    const unsigned partner = n ^ mask;
+    if (lanes[n] && partner < lanes.size() && lanes[partner] && *lanes[partner] != *lanes[n]) return false;
+  }
+  return true;
+}
+
+inline SharedAccess shared_warp(const std::vector<std::optional<std::uint64_t>>& lanes, unsigned width,
+                                SharedOp op = SharedOp::kLoad) {
   check_width(width);
   if (lanes.size() > kWarp) throw std::invalid_argument("a warp has at most 32 lanes");
-  // Lanes served per pass: 32 for <= 4-byte accesses, 16 for 8-byte, 8 for 16-byte.
-  const unsigned per_pass = width <= kBankBytes ? kWarp : kWarp / (width / kBankBytes);
+  // Lanes served per pass: 32 for <= 4-byte accesses, 16 for 8-byte, 8 for 16-byte; twice as many for
+  // wide loads whose lanes pair up (n and n ^ 1, or n and n ^ 2, at one address).
+  unsigned per_pass = width <= kBankBytes ? kWarp : kWarp / (width / kBankBytes);
+  if (op == SharedOp::kLoad && width > kBankBytes && (lanes_pair_up(lanes, 1) || lanes_pair_up(lanes, 2)))
+    per_pass *= 2;
   SharedAccess s;
   bool any = false;
   for (unsigned first = 0; first < kWarp; first += per_pass) {
@@ -137,9 +176,10 @@ inline GlobalAccess global_pattern(std::uint64_t warps, unsigned width, const La
   return total;
 }
 
-inline SharedAccess shared_pattern(std::uint64_t warps, unsigned width, const LaneAddress& f) {
+inline SharedAccess shared_pattern(std::uint64_t warps, unsigned width, const LaneAddress& f,
+                                   SharedOp op = SharedOp::kLoad) {
   SharedAccess total;
-  for (std::uint64_t w = 0; w < warps; ++w) total += shared_warp(lanes_of(f, w), width);
+  for (std::uint64_t w = 0; w < warps; ++w) total += shared_warp(lanes_of(f, w), width, op);
   return total;
 }
 

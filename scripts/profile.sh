@@ -35,9 +35,11 @@ metrics=(
   dram__bytes_write.sum
 )
 # The same wavefronts as ncu derives them from each instruction's addresses alone ("ideal"): beside the
-# hardware's counts they separate an access pattern's conflicts from passes lost to other warps. Asked for only
-# where this ncu and GPU know them.
-ideal=(smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st)
+# hardware's counts they separate an access pattern's conflicts from passes lost to other warps. And the shared
+# instructions counted from the SASS, which leaves out those with every lane predicated off (profile_table.py
+# divides by these). Asked for only where this ncu and GPU know them.
+ideal=(smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st
+       smsp__sass_inst_executed_op_shared_ld smsp__sass_inst_executed_op_shared_st)
 known=$(ncu --query-metrics 2>/dev/null || true)
 for m in "${ideal[@]}"; do
   grep -q "^$m " <<<"$known" && metrics+=("$m.sum")

@@ -365,6 +365,108 @@ inline void set_global_model(Row& row, const model::GlobalAccess& ld, const mode
   row.set("model_st_sectors_per_req", st.sectors_per_request());
 }
 
+// A launch's memory accesses, summed over its warps the way Nsight Compute sums them: global loads and
+// stores, and the shared stores and loads of the kernels that go through a tile.
+struct LaunchAccesses {
+  model::GlobalAccess ld, st;
+  model::SharedAccess smem_st, smem_ld;
+  LaunchAccesses& operator+=(const LaunchAccesses& o) {
+    ld += o.ld;
+    st += o.st;
+    smem_st += o.smem_st;
+    smem_ld += o.smem_ld;
+    return *this;
+  }
+  LaunchAccesses& operator*=(std::uint64_t n) {
+    ld *= n;
+    st *= n;
+    smem_st *= n;
+    smem_ld *= n;
+    return *this;
+  }
+};
+
+// One access by each thread of a block of `threads` threads, in warps of 32 consecutive threads: addr(t) is
+// thread t's byte address, or nullopt where its element lies outside the matrix (the lane sits out; a warp
+// with no lane left makes no request, and ncu counts none).
+template <class Addr>
+model::GlobalAccess block_global(unsigned threads, unsigned width, Addr addr) {
+  return model::global_pattern((threads + model::kWarp - 1) / model::kWarp, width,
+                               [&](std::uint64_t w, unsigned l) -> std::optional<std::uint64_t> {
+                                 const std::uint64_t t = w * model::kWarp + l;
+                                 if (t >= threads) return std::nullopt;
+                                 return addr(unsigned(t));
+                               });
+}
+template <class Addr>
+model::SharedAccess block_shared(unsigned threads, unsigned width, model::SharedOp op, Addr addr) {
+  return model::shared_pattern(
+      (threads + model::kWarp - 1) / model::kWarp, width,
+      [&](std::uint64_t w, unsigned l) -> std::optional<std::uint64_t> {
+        const std::uint64_t t = w * model::kWarp + l;
+        if (t >= threads) return std::nullopt;
+        return addr(unsigned(t));
+      },
+      op);
+}
+
+// The accesses of a launch whose blocks each move one tile_rows x tile_cols tile: tile(r0, c0) gives those of
+// the tile at row r0, column c0 of the input, and the launch is their sum over every tile. Why the sum and
+// not one tile: where a side is no multiple of the tile, the last row and column of tiles leave lanes and
+// whole warps idle, and ncu averages their requests in (copy_row at 1000 x 1000: 3.91 sectors per load
+// request, not 4). Only four kinds of tile exist (inside, last column, last row, corner), and with both tile
+// sides multiples of 8 floats the tiles of a kind lie whole 32-byte sectors apart in both matrices: they
+// touch as many sectors as each other (not as many 128-byte lines), so one of each kind, weighted by how
+// many there are, gives the launch's sums exactly.
+template <class Tile>
+LaunchAccesses launch_accesses(const Shape& s, std::size_t tile_rows, std::size_t tile_cols, Tile tile) {
+  if (tile_rows % 8 != 0 || tile_cols % 8 != 0)
+    throw std::invalid_argument("launch_accesses: tile sides must be multiples of 8 floats");
+  const std::size_t tiles_y = (s.rows + tile_rows - 1) / tile_rows, tiles_x = (s.cols + tile_cols - 1) / tile_cols;
+  // Tile 0 of a side stands for tiles 0 .. n - 2 (when there are any), tile n - 1 for itself.
+  const auto kinds = [](std::size_t n) {
+    std::vector<std::pair<std::size_t, std::size_t>> k;  // (tile index, tiles it stands for)
+    if (n > 1) k.emplace_back(0, n - 1);
+    k.emplace_back(n - 1, 1);
+    return k;
+  };
+  LaunchAccesses total;
+  for (const auto& [iy, n_y] : kinds(tiles_y))
+    for (const auto& [ix, n_x] : kinds(tiles_x)) {
+      LaunchAccesses one = tile(iy * tile_rows, ix * tile_cols);
+      one *= n_y * n_x;
+      total += one;
+    }
+  return total;
+}
+
+// The global-only kernels of chapter 02 with a bx x by block, one element per thread: thread (x, y) moves
+// element (r0 + y, c0 + x) of a by x bx tile when lanes walk the input's rows (copy_row, naive_row), element
+// (r0 + x, c0 + y) of a bx x by tile when they walk its columns (naive_col). `transposed`: the element is
+// written to out[c * rows + r], else (the copy) to the same place as it was read.
+inline LaunchAccesses element_launch(const Shape& s, unsigned bx, unsigned by, bool lanes_along_rows,
+                                     bool transposed) {
+  const std::size_t tile_rows = lanes_along_rows ? by : bx, tile_cols = lanes_along_rows ? bx : by;
+  return launch_accesses(s, tile_rows, tile_cols, [&](std::size_t r0, std::size_t c0) {
+    const auto rc = [&](unsigned t) {
+      const std::size_t x = t % bx, y = t / bx;
+      return lanes_along_rows ? std::pair{r0 + y, c0 + x} : std::pair{r0 + x, c0 + y};
+    };
+    LaunchAccesses a;
+    a.ld = block_global(bx * by, sizeof(float), [&](unsigned t) -> std::optional<std::uint64_t> {
+      const auto [r, c] = rc(t);
+      if (r >= s.rows || c >= s.cols) return std::nullopt;
+      return (r * s.cols + c) * sizeof(float);
+    });
+    a.st = block_global(bx * by, sizeof(float), [&](unsigned t) -> std::optional<std::uint64_t> {
+      const auto [r, c] = rc(t);
+      if (r >= s.rows || c >= s.cols) return std::nullopt;
+      return (transposed ? c * s.rows + r : r * s.cols + c) * sizeof(float);
+    });
+    return a;
+  });
+}
+
 // The matrices of one run and the measuring step every variant shares: poison the output, launch once,
 // compare bit-exactly with the CPU reference (the input itself for the two copies), then time. Each row
 // gets its ratio to copy_row and to cudaMemcpy D2D, both measured in this run at this matrix size.
@@ -389,8 +491,8 @@ class Bench {
                        [](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t s) {
                          ch02::launch_copy_row(in, out, r, c, s);
                        });
-    set_global_model(row, model::tile_access(b.x, b.y, shape_.cols, sizeof(float), true),
-                     model::tile_access(b.x, b.y, shape_.cols, sizeof(float), true));
+    const LaunchAccesses a = element_launch(shape_, b.x, b.y, true, false);
+    set_global_model(row, a.ld, a.st);
     copy_row_gb_per_s_ = row.verified ? row.gb_per_s : kNaN;
     add_ratios(ctx, row);
     ctx.set_variant(caller);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <string>
 
 #include "common/access_model.hpp"
 
@@ -89,6 +90,50 @@ TEST(SharedModelExhaustive, WideStridesFollowThePerPassRule) {
       ASSERT_GE(total, passes);
     }
   }
+}
+
+// Lanes in pairs at one address (n and n ^ 1, or n and n ^ 2), 16 distinct elements at a stride: each pass
+// of a load serves twice the lanes of the unpaired rule, a store's passes stay (NVIDIA's pairing rule for
+// LDS.64 / LDS.128; measured here as the 1 and 2 wavefronts of bank_conflicts' 8- and 16-byte broadcasts in
+// results/*/profile, and for pairs and stores with ncu on the H200). Brute force over the passes.
+TEST(SharedModelExhaustive, PairedLanesFollowTheDoubledPassRule) {
+  for (unsigned width : {8u, 16u})
+    for (unsigned mask : {1u, 2u})
+      for (unsigned stride = 0; stride <= 64; ++stride) {
+        const auto element = [&](unsigned l) { return (l / (2 * mask)) * mask + (mask == 2 ? (l & 1) : 0); };
+        const unsigned words = width / 4;
+        // Wavefronts when each pass serves `lanes` lanes.
+        const auto brute = [&](unsigned lanes) {
+          std::uint64_t total = 0;
+          for (unsigned p = 0; p < 32 / lanes; ++p) {
+            unsigned per_bank[32] = {};
+            std::uint64_t seen[32][64];
+            for (unsigned l = p * lanes; l < (p + 1) * lanes; ++l)
+              for (unsigned w = 0; w < words; ++w) {
+                const std::uint64_t word = std::uint64_t(element(l)) * stride * words + w;
+                const unsigned b = word % 32;
+                bool dup = false;
+                for (unsigned k = 0; k < per_bank[b]; ++k) dup = dup || seen[b][k] == word;
+                if (!dup) seen[b][per_bank[b]++] = word;
+              }
+            unsigned worst = 1;
+            for (unsigned b = 0; b < 32; ++b) worst = std::max(worst, per_bank[b]);
+            total += worst;
+          }
+          return total;
+        };
+        const LaneAddress f = [&](std::uint64_t, unsigned l) -> std::optional<std::uint64_t> {
+          return std::uint64_t(element(l)) * stride * width;
+        };
+        const auto ld = shared_pattern(1, width, f, SharedOp::kLoad);
+        const auto st = shared_pattern(1, width, f, SharedOp::kStore);
+        const std::string where =
+            "width " + std::to_string(width) + " mask " + std::to_string(mask) + " stride " + std::to_string(stride);
+        ASSERT_EQ(ld.wavefronts, brute(2 * 32 / words)) << where;
+        ASSERT_EQ(ld.ideal_wavefronts, words / 2) << where;
+        ASSERT_EQ(st.wavefronts, brute(32 / words)) << where;
+        ASSERT_EQ(st.ideal_wavefronts, words) << where;
+      }
 }
 
 TEST(SharedModelExhaustive, PaddedAndSwizzledTilesAreConflictFreeForEveryTileWidth) {

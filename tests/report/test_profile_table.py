@@ -4,7 +4,9 @@ load/store instructions gets its efficiencies and sectors per request; a kernel 
 (its global traffic went through the TMA), or only a few bookkeeping ones next to its DRAM traffic, gets "-"
 there, not the number ncu prints after dividing by (nearly) zero. Rows are joined with the profiled range they
 name, so a baseline timed between a variant's rows takes no row's model; a demo that times no kernel is named as such;
-shared-memory wavefronts are shown beside ncu's ideal count and the model is judged against that ideal."""
+shared-memory wavefronts are shown beside ncu's ideal count and the model is judged against that ideal, per
+instruction with a lane at work; a prediction the demo marks as not applying is shown as such, with its reason,
+and left out of the count."""
 import os
 import subprocess
 import sys
@@ -189,6 +191,65 @@ def ideal_wavefronts():
         print("FAIL: " + "; ".join(failures))
         return 1
     print("ok: the model judged against ncu's ideal wavefronts where there are some, the excess named")
+    return does_not_apply()
+
+
+SHARED_ST = ["smsp__inst_executed_op_shared_st.sum", "smsp__sass_inst_executed_op_shared_st.sum",
+             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+             "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum"]
+
+
+def does_not_apply():
+    """A demo marks a prediction as not applying (a column named like the model's + "_does_not_apply", with the
+    reason): the table says "does not apply" in its difference cell, lists the reason under the table (and the
+    Markdown), and counts only the other predictions. Shared requests are the SASS count of instructions with a
+    lane at work: the idle warps of edge tiles, predicated off, are counted by the plain counter only."""
+    reason = "cp.async writes every tile, and ncu counts no shared store instruction for it"
+    demo = ("variant,params,median_ms,model_smem_st_wf_per_req,model_smem_st_wf_per_req_does_not_apply,"
+            "profile_range\n"
+            "edges,n=1,0.1,1,,edges#0|n=1\n"
+            f'async,n=1,0.1,4,"{reason}",async#0|n=1\n')
+    head = ",".join(f'"{c}"' for c in ["ID", "Kernel Name"] + SHARED_ST)
+    # edges: 32768 shared stores counted, 32000 of them with a lane at work, one wavefront each.
+    # async: 3840 counted, 3200 at work, 3217 wavefronts (3200 ideal): against the model's 4 a miss, if judged.
+    body = '"0","edges#0|n=1","32768","32000","32000","32000"\n"1","async#0|n=1","3840","3200","3217","3200"\n'
+    run, lines = profile_table(head + "\n" + body, demo, markdown=True)
+    if run.returncode != 0:
+        print(f"FAIL: profile_table.py exited {run.returncode}")
+        return 1
+    failures = []
+    heads = [h.strip() for h in lines[0]]
+    rows = {r[0].strip(): [c.strip() for c in r] for r in lines[2:]}
+    st = heads.index("smem st wf/req")
+    diff = heads.index("diff %", st)
+    if rows["edges"][st] != "1" or rows["edges"][diff] != "0":
+        failures.append(f"edges: wf/req {rows['edges'][st]}, diff {rows['edges'][diff]} (expected 1 and 0: "
+                        "divided by the instructions with a lane at work)")
+    if rows["async"][diff] != "does not apply":
+        failures.append(f"async diff cell {rows['async'][diff]!r} (expected 'does not apply')")
+    if rows["async"][heads.index("model", st)] != "4":
+        failures.append("async: the model's value should still be shown")
+    note = f"does not apply: async smem st wf/req: {reason}"
+    if note not in run.stdout:
+        failures.append(f"no line {note!r} under the table")
+    summary = [l for l in run.stdout.splitlines() if l.startswith("model vs ncu")]
+    if not summary or not summary[0].startswith("model vs ncu: 1 of 1 predictions within 2%") \
+            or "left out: 1 that does not apply" not in summary[0]:
+        failures.append(f"summary {summary}: expected 1 of 1 judged and 1 left out")
+    with tempfile.TemporaryDirectory() as d:
+        ncu, demo_csv, md = (os.path.join(d, n) for n in ("ncu.csv", "demo.csv", "table.md"))
+        with open(ncu, "w") as f:
+            f.write(head + "\n" + body)
+        with open(demo_csv, "w") as f:
+            f.write(demo)
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "profile_table.py"), "--ncu", ncu, "--demo",
+                        demo_csv, "--markdown", md], capture_output=True, text=True)
+        if f"- {note}" not in open(md).read():
+            failures.append("the reason is missing from the Markdown table's notes")
+    if failures:
+        print("FAIL: " + "; ".join(failures))
+        return 1
+    print("ok: a prediction that does not apply is named with its reason and left out of the count")
     return 0
 
 

@@ -16,6 +16,7 @@
 #include "02_global_memory/kernels/transpose_global.cuh"
 #include "02_global_memory/kernels/transpose_reference.hpp"
 #include "03_shared_memory/kernels/tma.cuh"
+#include "03_shared_memory/kernels/transpose_launch_model.hpp"
 #include "03_shared_memory/kernels/transpose_shared.cuh"
 #include "common/access_model.hpp"
 
@@ -329,6 +330,115 @@ TEST(AccessModel, NaiveKernelsSectorsPerRequest) {
   EXPECT_EQ(cml::model::tile_access(32, 8, 8192, 4, false).sectors_per_request(), 32.0);
   // The thin 8-wide blocks of the blog posts' table: a column request covers 8 rows x 16 bytes.
   EXPECT_EQ(cml::model::tile_access(8, 32, 8192, 4, false).sectors_per_request(), 8.0);
+}
+
+// ---- Whole launches (transpose_launch_model.hpp) against Nsight Compute's own counts ----------------------
+// Every number below was counted by ncu 2025.3.1 on an H200 (transpose_shared --profile under
+// scripts/profile.sh's metrics): l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_{ld,st}.sum for the global
+// side, and for shared memory smsp__sass_inst_executed_op_shared_{st,ld}.sum (instructions with a lane at
+// work) and smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{st,ld}.sum (ncu's wavefronts from each
+// instruction's addresses). The model must give them exactly, edge tiles and idle warps included.
+struct Counts {
+  std::uint64_t ld_req, ld_sec, st_req, st_sec, smem_st_req, smem_st_wf, smem_ld_req, smem_ld_wf;
+};
+
+void expect_counts(const cml::transpose::LaunchAccesses& a, const Counts& c, const char* what) {
+  EXPECT_EQ(a.ld.requests, c.ld_req) << what;
+  EXPECT_EQ(a.ld.sectors, c.ld_sec) << what;
+  EXPECT_EQ(a.st.requests, c.st_req) << what;
+  EXPECT_EQ(a.st.sectors, c.st_sec) << what;
+  EXPECT_EQ(a.smem_st.requests, c.smem_st_req) << what;
+  EXPECT_EQ(a.smem_st.wavefronts, c.smem_st_wf) << what;
+  EXPECT_EQ(a.smem_ld.requests, c.smem_ld_req) << what;
+  EXPECT_EQ(a.smem_ld.wavefronts, c.smem_ld_wf) << what;
+}
+
+int padded33(int r, int c) { return r * 33 + c; }
+int padded65(int r, int c) { return r * 65 + c; }
+
+// 1000 x 1000 (--quick): sides multiples of 4 (the float4 path inside) and of 8 (rows 32-byte aligned), but
+// not of 32 or 64, so the last row and column of tiles are partial.
+TEST(LaunchModel, QuickShapeMatchesNcu) {
+  const cml::transpose::Shape s{1000, 1000};
+  // copy_row and naive_row, 32 x 8 blocks: 3.91 sectors per request, not 4 (the last block column has 8 lanes).
+  expect_counts(cml::transpose::element_launch(s, 32, 8, true, false), {32000, 125000, 32000, 125000, 0, 0, 0, 0},
+                "copy_row");
+  expect_counts(cml::transpose::element_launch(s, 32, 8, true, true), {32000, 125000, 32000, 1000000, 0, 0, 0, 0},
+                "naive_row");
+  // naive_col reads columns: 31.25 sectors per load request at 32 x 8 blocks, 8 at 8 x 32.
+  expect_counts(cml::transpose::element_launch(s, 32, 8, false, true), {32000, 1000000, 32000, 125000, 0, 0, 0, 0},
+                "naive_col 32x8");
+  expect_counts(cml::transpose::element_launch(s, 8, 32, false, true), {31250, 250000, 31250, 125000, 0, 0, 0, 0},
+                "naive_col 8x32");
+  // Every 4-byte tile: 32000 warp instructions of each kind with a lane at work (the plain instruction
+  // counter says 32768 for some of them: the idle warps of the last tile row, predicated off).
+  const Counts tiled{32000, 125000, 32000, 125000, 32000, 32000, 32000, 32000};
+  expect_counts(two_phase_launch<32, 32>(s, tile_offset<TileLayout::kPadded>), tiled, "tiled_padded");
+  expect_counts(two_phase_launch<32, 32>(s, tile_offset<TileLayout::kSwizzled>), tiled, "tiled_swizzled");
+  expect_counts(two_phase_launch<32, 8>(s, tile_offset<TileLayout::kPadded>), tiled, "tiled_multi");
+  expect_counts(two_phase_launch<32, 4>(s, padded33), tiled, "tiled_32x4");
+  expect_counts(two_phase_launch<64, 8>(s, padded65), tiled, "tiled_64x8");
+  expect_counts(two_phase_launch<64, 4>(s, padded65), tiled, "tiled_64x4");
+  Counts unpadded = tiled;
+  unpadded.smem_ld_wf = 1000000;  // 32-way column reads; 8-way in the 8-column edge tiles
+  expect_counts(two_phase_launch<32, 32>(s, tile_offset<TileLayout::kUnpadded>), unpadded, "tiled_unpadded");
+  // The float4 tiles: 225 interior tiles of 32 float4 requests (16 sectors, 4 wavefronts) and 31 edge tiles
+  // of 4-byte requests: 12 sectors per request on average, 3.08 wavefronts per shared store.
+  expect_counts(wide_launch(s, false), {10400, 125000, 10400, 125000, 10400, 32000, 10400, 41600}, "tile64_vec4");
+  // tile64_async: cp.async fills the interior tiles; the only shared stores are the edge tiles' 4-byte ones.
+  expect_counts(wide_launch(s, true), {10400, 125000, 10400, 125000, 3200, 3200, 10400, 41600}, "tile64_async");
+}
+
+// 4001 x 3999: no side a multiple of 4 (every float4 tile takes its 4-byte path) and rows 32-byte aligned
+// only one in eight times (4.87 sectors per request).
+TEST(LaunchModel, OddShapeMatchesNcu) {
+  const cml::transpose::Shape s{4001, 3999};
+  expect_counts(cml::transpose::element_launch(s, 32, 8, true, false),
+                {500125, 2437500, 500125, 2437500, 0, 0, 0, 0}, "copy_row");
+  expect_counts(cml::transpose::element_launch(s, 32, 8, true, true),
+                {500125, 2437500, 500125, 15999999, 0, 0, 0, 0}, "naive_row");
+  expect_counts(cml::transpose::element_launch(s, 32, 8, false, true),
+                {503874, 15999999, 503874, 2440874, 0, 0, 0, 0}, "naive_col 32x8");
+  expect_counts(cml::transpose::element_launch(s, 8, 32, false, true),
+                {501000, 5500500, 501000, 3752999, 0, 0, 0, 0}, "naive_col 8x32");
+  const Counts tiled{500125, 2437500, 503874, 2440874, 500125, 500125, 503874, 503874};
+  expect_counts(two_phase_launch<32, 8>(s, tile_offset<TileLayout::kPadded>), tiled, "tiled_multi");
+  expect_counts(two_phase_launch<32, 2>(s, padded33), tiled, "tiled_32x2");
+  expect_counts(two_phase_launch<64, 8>(s, padded65), tiled, "tiled_64x8");
+  Counts unpadded = tiled;
+  unpadded.smem_ld_wf = 15999999;
+  expect_counts(two_phase_launch<32, 32>(s, tile_offset<TileLayout::kUnpadded>), unpadded, "tiled_unpadded");
+  const Counts wide{500125, 2437500, 503874, 2440874, 500125, 500125, 503874, 2003499};
+  expect_counts(wide_launch(s, false), wide, "tile64_vec4");
+  expect_counts(wide_launch(s, true), wide, "tile64_async");
+}
+
+// On whole tiles the launch is its interior tile times the tile count: the per-tile numbers of the
+// reference tables (4 and 16 sectors, 1 and 4 wavefronts), and no shared store at all in tile64_async.
+TEST(LaunchModel, WholeTilesKeepThePerTileNumbers) {
+  const cml::transpose::Shape s{2048, 2048};
+  const auto tiled = two_phase_launch<64, 8>(s, padded65);
+  EXPECT_EQ(tiled.ld.sectors_per_request(), 4.0);
+  EXPECT_EQ(tiled.st.sectors_per_request(), 4.0);
+  EXPECT_EQ(tiled.smem_st.wavefronts_per_request(), 1.0);
+  EXPECT_EQ(tiled.smem_ld.wavefronts_per_request(), 1.0);
+  const auto wide = wide_launch(s, false);
+  EXPECT_EQ(wide.ld.sectors_per_request(), 16.0);
+  EXPECT_EQ(wide.st.sectors_per_request(), 16.0);
+  EXPECT_EQ(wide.smem_st.wavefronts_per_request(), 4.0);
+  EXPECT_EQ(wide.smem_ld.wavefronts_per_request(), 4.0);
+  EXPECT_EQ(wide.ld.requests, std::uint64_t(32 * 32 * 32));  // 1024 tiles of 8 warps x 4 passes
+  const auto async = wide_launch(s, true);
+  EXPECT_EQ(async.smem_st.requests, 0u);
+  EXPECT_EQ(async.smem_ld.wavefronts_per_request(), 4.0);
+  // A matrix smaller than one tile is its own corner tile.
+  const auto one = cml::transpose::element_launch({3, 5}, 32, 8, true, false);
+  EXPECT_EQ(one.ld.requests, 3u);  // one warp per row with a lane at work
+  EXPECT_EQ(one.ld.sectors, 4u);   // rows of 20 bytes at 0, 20, 40: the middle one straddles two sectors
+  EXPECT_THROW(cml::transpose::launch_accesses(s, 4, 32, [](std::size_t, std::size_t) {
+                 return cml::transpose::LaunchAccesses{};
+               }),
+               std::invalid_argument);
 }
 
 // The carveout asked for: enough shared memory for the blocks, each with the bytes the system reserves per
