@@ -353,7 +353,7 @@ SPECS = [
     dict(run="l2_sliding_window", name="l2_sliding_window",
          title="When does an L2 persistence window pay off against no window and no set-aside?",
          x="persist_per_max", y="speedup", where={"variant": "(?!no_window$).*"},
-         models=[{"col": "model_speedup", "label": "model: DRAM bytes without / with the window (an upper bound)"}],
+         models=[{"col": "model_speedup", "label": "DRAM-traffic model (upper bound)"}],
          ref=(1.0, "no window, no set-aside (1\u00d7)"), vline=(1.0, "table = largest set-aside"),
          xlabel="persistent table (\u00d7 the largest set-aside; {ratio:.4g} MiB here)",
          xlabel_ratio=("persist_mib", "persist_per_max"),
