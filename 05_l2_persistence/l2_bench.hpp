@@ -49,21 +49,9 @@ inline std::unique_ptr<PersistingL2Guard> set_aside_or_waive(std::size_t bytes) 
   return guard;
 }
 
-// --set-aside: "max" (persistingL2CacheMaxSize), 0 (none), a size up to the maximum, or, where the demo sizes the
-// set-aside to its table, "fit" (returned as nullopt). Anything else is a usage error.
+// --set-aside on this device: see parse_set_aside.
 inline std::optional<std::size_t> set_aside_request(const Context& ctx, bool fit_allowed) {
-  const std::string text = ctx.extra_text("set-aside");
-  if (text == "max") return ctx.device().persisting_l2_max;
-  if (text == "fit") {
-    if (!fit_allowed) throw CliError("--set-aside: 'fit' is not an option of this demo (max, 0 or a size)");
-    return std::nullopt;
-  }
-  if (!text.empty() && text.find_first_not_of('0') == std::string::npos) return 0;  // "0", "00": no set-aside
-  const std::uint64_t bytes = parse_size(text, "--set-aside");
-  if (bytes > ctx.device().persisting_l2_max)
-    throw CliError(fmt::format("--set-aside: {} bytes is more than persistingL2CacheMaxSize ({} bytes)", bytes,
-                               ctx.device().persisting_l2_max));
-  return static_cast<std::size_t>(bytes);
+  return parse_set_aside(ctx.extra_text("set-aside"), ctx.device().persisting_l2_max, fit_allowed);
 }
 
 // --set-aside of a demo without "fit".

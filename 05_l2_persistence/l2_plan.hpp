@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,24 @@ inline float clamp_hit_ratio(double hit_ratio) {
   return hit_ratio >= 1.0 ? 1.0f : static_cast<float>(hit_ratio);
 }
 // [/doc:clamp_hit_ratio]
+
+// --set-aside: "max" (persisting_max), 0 (none), a size up to persisting_max, or, where the demo sizes the
+// set-aside to its table, "fit" (returned as nullopt). Anything else is a CliError: the run's one-line usage error.
+inline std::optional<std::size_t> parse_set_aside(const std::string& text, std::size_t persisting_max,
+                                                  bool fit_allowed) {
+  if (text == "max") return persisting_max;
+  if (text == "fit") {
+    if (!fit_allowed) throw CliError("--set-aside: 'fit' is not an option of this demo (max, 0 or a size)");
+    return std::nullopt;
+  }
+  // No set-aside at all: what a program that never asks for persistence runs with. parse_size refuses 0.
+  if (!text.empty() && text.find_first_not_of('0') == std::string::npos) return 0;
+  const std::uint64_t bytes = parse_size(text, "--set-aside");
+  if (bytes > persisting_max)
+    throw CliError("--set-aside: " + std::to_string(bytes) + " bytes is more than persistingL2CacheMaxSize (" +
+                   std::to_string(persisting_max) + " bytes)");
+  return static_cast<std::size_t>(bytes);
+}
 
 // A window over [base, base + bytes) with num_bytes capped at accessPolicyMaxWindowSize (a larger request is
 // rejected or truncated depending on the driver; capping it here makes the behaviour ours, not the driver's).

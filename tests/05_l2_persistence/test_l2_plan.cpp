@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "05_l2_persistence/kernels/sliding_window_reference.hpp"
@@ -53,6 +55,22 @@ TEST(L2Plan, SetAsideIsCappedAtThePersistingMaximum) {
   EXPECT_EQ(clamp_set_aside(5 * kMiB, kSetAside), 5 * kMiB);
   EXPECT_EQ(clamp_set_aside(kSetAside, kSetAside), kSetAside);
   EXPECT_EQ(clamp_set_aside(kSetAside, 0), 0u);  // MIG or pre-Ampere: nothing to set aside
+}
+
+TEST(L2Plan, SetAsideOptionTakesZeroMaxFitAndSizesUpToTheMaximum) {
+  EXPECT_EQ(parse_set_aside("0", kSetAside, false), std::optional<std::size_t>(0));
+  EXPECT_EQ(parse_set_aside("00", kSetAside, false), std::optional<std::size_t>(0));
+  EXPECT_EQ(parse_set_aside("max", kSetAside, false), std::optional<std::size_t>(kSetAside));
+  EXPECT_EQ(parse_set_aside("4M", kSetAside, false), std::optional<std::size_t>(4u << 20));
+  EXPECT_EQ(parse_set_aside(std::to_string(kSetAside), kSetAside, false), std::optional<std::size_t>(kSetAside));
+  EXPECT_EQ(parse_set_aside("fit", kSetAside, true), std::nullopt);
+}
+
+TEST(L2Plan, SetAsideOptionRefusesWhatTheDeviceCannotHave) {
+  for (const char* bad : {"-1", "", "1e400", "max1", "0x10", "1G", "37.5M", "fit "})
+    EXPECT_THROW(parse_set_aside(bad, kSetAside, true), cml::CliError) << "'" << bad << "'";
+  EXPECT_THROW(parse_set_aside(std::to_string(kSetAside + 1), kSetAside, true), cml::CliError);
+  EXPECT_THROW(parse_set_aside("fit", kSetAside, false), cml::CliError);  // a demo that cannot size it
 }
 
 TEST(L2Plan, TunedHitRatioIsOneWhileTheRegionFits) {
