@@ -17,7 +17,6 @@
 
 #include <fmt/format.h>
 
-#include "01_memory_model/ch01_claims.hpp"
 #include "01_memory_model/kernels/stream_sum.cuh"
 #include "common/access_model.hpp"
 #include "common/harness.hpp"
@@ -100,22 +99,22 @@ Demo make_demo() {
       {"l1", "64 KiB, read whole by every block, 64 passes per launch", l1},
   };
   d.claims = {
-      ch01::single_ratio_claim("l2_beats_dram",
-                               "Reads served by L2 move clearly more bytes per second than reads from DRAM.", "l2",
-                               "dram", "gb_per_s", Bound::at_least(1.5),
-                               "the L2 is on chip with several times the DRAM bandwidth; 1.5x leaves room for GPUs "
-                               "whose L2 is only a few times faster"),
-      ch01::single_ratio_claim("l1_beats_l2",
-                               "Reads served by each SM's own L1 move at least twice the bytes per second of reads "
-                               "from L2.",
-                               "l1", "l2", "gb_per_s", Bound::at_least(2.0),
-                               "every SM's L1 delivers up to a line per clock to that SM alone, while all SMs share "
-                               "the L2; 2x is well below the gap the hierarchy is built for"),
-      ch01::single_ratio_claim("l1_beats_dram",
-                               "Reads served by L1 move at least four times the bytes per second of reads from DRAM.",
-                               "l1", "dram", "gb_per_s", Bound::at_least(4.0),
-                               "the two steps above compound; 4x leaves room for GPUs with unusually fast DRAM for "
-                               "their SMs"),
+      only_ratio_claim("l2_beats_dram",
+                       "Reads served by L2 move clearly more bytes per second than reads from DRAM.", "l2",
+                       "dram", "gb_per_s", Bound::at_least(1.5),
+                       "the L2 is on chip with several times the DRAM bandwidth; 1.5x leaves room for GPUs "
+                       "whose L2 is only a few times faster"),
+      only_ratio_claim("l1_beats_l2",
+                       "Reads served by each SM's own L1 move at least twice the bytes per second of reads "
+                       "from L2.",
+                       "l1", "l2", "gb_per_s", Bound::at_least(2.0),
+                       "every SM's L1 delivers up to a line per clock to that SM alone, while all SMs share "
+                       "the L2; 2x is well below the gap the hierarchy is built for"),
+      only_ratio_claim("l1_beats_dram",
+                       "Reads served by L1 move at least four times the bytes per second of reads from DRAM.",
+                       "l1", "dram", "gb_per_s", Bound::at_least(4.0),
+                       "the two steps above compound; 4x leaves room for GPUs with unusually fast DRAM for "
+                       "their SMs"),
   };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes; };
   d.quick_size = std::uint64_t{16} << 20;

@@ -13,7 +13,6 @@
 
 #include <fmt/format.h>
 
-#include "01_memory_model/ch01_claims.hpp"
 #include "01_memory_model/kernels/symbols.cuh"
 #include "common/harness.hpp"
 
@@ -112,26 +111,26 @@ Demo make_demo() {
       {"device_pointer_symbol", "a __device__ float* set from the host to a cudaMalloc buffer", device_pointer_symbol},
   };
   d.claims = {
-      ch01::all_verified_claim("symbol_api_round_trip",
-                               "A value written with cudaMemcpyToSymbol and changed by a kernel reads back through "
-                               "cudaMemcpyFromSymbol exactly as the host predicts.",
-                               {"memcpy_to_symbol"}, "a __device__ variable is ordinary global memory; any "
-                               "difference is a defect"),
-      ch01::all_verified_claim("symbol_address_is_plain_memory",
-                               "Through the address cudaGetSymbolAddress returns, a plain cudaMemcpy reaches the "
-                               "same variable, and cudaGetSymbolSize is the size of its type.",
-                               {"symbol_address"}, "the symbol API only looks the address up; any difference is a "
-                               "defect"),
-      ch01::all_verified_claim("constant_array_reaches_every_thread",
-                               "A __constant__ array filled from the host is what every thread reads and what "
-                               "the host reads back.",
-                               {"constant_array"}, "constant memory is device memory the host writes; any "
-                               "difference is a defect"),
-      ch01::all_verified_claim("device_pointer_symbol_targets_buffer",
-                               "A __device__ pointer set from the host to a cudaMalloc buffer makes the kernel "
-                               "write exactly that buffer.",
-                               {"device_pointer_symbol"}, "the symbol holds a plain device address; any "
-                               "difference is a defect"),
+      all_verified_claim("symbol_api_round_trip",
+                         "A value written with cudaMemcpyToSymbol and changed by a kernel reads back through "
+                         "cudaMemcpyFromSymbol exactly as the host predicts.",
+                         {"memcpy_to_symbol"}, "a __device__ variable is ordinary global memory; any "
+                         "difference is a defect"),
+      all_verified_claim("symbol_address_is_plain_memory",
+                         "Through the address cudaGetSymbolAddress returns, a plain cudaMemcpy reaches the "
+                         "same variable, and cudaGetSymbolSize is the size of its type.",
+                         {"symbol_address"}, "the symbol API only looks the address up; any difference is a "
+                         "defect"),
+      all_verified_claim("constant_array_reaches_every_thread",
+                         "A __constant__ array filled from the host is what every thread reads and what "
+                         "the host reads back.",
+                         {"constant_array"}, "constant memory is device memory the host writes; any "
+                         "difference is a defect"),
+      all_verified_claim("device_pointer_symbol_targets_buffer",
+                         "A __device__ pointer set from the host to a cudaMalloc buffer makes the kernel "
+                         "write exactly that buffer.",
+                         {"device_pointer_symbol"}, "the symbol holds a plain device address; any "
+                         "difference is a defect"),
   };
   d.quick_size = 1;
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{1}; };

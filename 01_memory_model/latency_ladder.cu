@@ -21,7 +21,6 @@
 
 #include <fmt/format.h>
 
-#include "01_memory_model/ch01_claims.hpp"
 #include "01_memory_model/kernels/pointer_chase.cuh"
 #include "01_memory_model/kernels/unified_l1.hpp"
 #include "common/harness.hpp"
@@ -249,7 +248,7 @@ Demo make_demo() {
             "shared memory needs no tag lookup; cycle counts of a single dependent chain "
             "barely vary, so 10% is ample margin",
             ClaimKind::device,
-            [l1](const RunRows& r) { return ch01::single_value(r, "shared_chase", "cycles_per_load") / r.value(l1); }},
+            [l1](const RunRows& r) { return r.only_value("shared_chase", "cycles_per_load") / r.value(l1); }},
   };
   d.extras = {{"points", "working sets in the sweep, log-spaced (2..64)", "20", true},
               {"hops", "dependent loads per launch (up to 4M)", "65536", true}};

@@ -25,7 +25,6 @@
 
 #include <fmt/format.h>
 
-#include "01_memory_model/ch01_claims.hpp"
 #include "01_memory_model/kernels/unified_l1.hpp"
 #include "common/harness.hpp"
 
@@ -234,14 +233,14 @@ Demo make_demo() {
   // A device fact of this run, as the device_facts row recorded it.
   const auto fact = [](const RunRows& r, const char* name) { return r.value({"device_facts", name, "value"}); };
   d.claims = {
-      ch01::all_verified_claim(
+      all_verified_claim(
           "facts_agree_across_routes",
           "Every fact the runtime offers through both cudaDeviceProp and cudaDeviceGetAttribute reads the same "
           "both ways, and every single-route fact is plausible.",
           {"device_facts"}, "the two routes read the same driver state; any disagreement is a defect"),
-      ch01::all_verified_claim("spaces_table_filled_in",
-                               "Every memory space of the table is described from facts that verified.",
-                               {"memory_spaces"}, "each space's row is built only from the facts checked above"),
+      all_verified_claim("spaces_table_filled_in",
+                         "Every memory space of the table is described from facts that verified.",
+                         {"memory_spaces"}, "each space's row is built only from the facts checked above"),
       Claim{"shared_carved_from_unified",
             "Shared memory is carved out of the SM's unified L1/shared storage: the largest share it can get "
             "never exceeds the documented unified size.",

@@ -25,7 +25,6 @@
 
 #include <fmt/format.h>
 
-#include "01_memory_model/ch01_claims.hpp"
 #include "01_memory_model/ch01_resources.hpp"
 #include "01_memory_model/kernels/pitched.cuh"
 #include "common/access_model.hpp"
@@ -216,19 +215,19 @@ Demo make_demo() {
               }
               return bad;
             }},
-      ch01::single_ratio_claim("padding_matters_little",
-                               "For this streaming kernel, the unpadded array is never faster than the pitched one "
-                               "and at most modestly slower.",
-                               "unpadded_2d", "pitched_2d", "median_ms", Bound::between(0.97, 1.15),
-                               "the fifth sector of a misaligned warp is mostly one its neighbour also reads, served "
-                               "from cache, so DRAM traffic barely grows; 3% below allows for noise, 15% above "
-                               "bounds what the extra requests may cost"),
-      ch01::single_ratio_claim("volume_streams_like_2d",
-                               "Indexing a cudaMalloc3D volume by slice pitch and row pitch streams at close to the "
-                               "speed of the 2-D pitched kernel.",
-                               "malloc3d", "pitched_2d", "gb_per_s", Bound::at_least(0.85),
-                               "both kernels read and write each element once; the volume's short (1 KiB) rows and "
-                               "its pitch arithmetic may cost a little, not more than 15%"),
+      only_ratio_claim("padding_matters_little",
+                       "For this streaming kernel, the unpadded array is never faster than the pitched one "
+                       "and at most modestly slower.",
+                       "unpadded_2d", "pitched_2d", "median_ms", Bound::between(0.97, 1.15),
+                       "the fifth sector of a misaligned warp is mostly one its neighbour also reads, served "
+                       "from cache, so DRAM traffic barely grows; 3% below allows for noise, 15% above "
+                       "bounds what the extra requests may cost"),
+      only_ratio_claim("volume_streams_like_2d",
+                       "Indexing a cudaMalloc3D volume by slice pitch and row pitch streams at close to the "
+                       "speed of the 2-D pitched kernel.",
+                       "malloc3d", "pitched_2d", "gb_per_s", Bound::at_least(0.85),
+                       "both kernels read and write each element once; the volume's short (1 KiB) rows and "
+                       "its pitch arithmetic may cost a little, not more than 15%"),
   };
   d.extras = {{"width", "row width in floats for the 2-D variants (odd by default)", "4099", true}};
   d.check_options = [](Context& ctx) { (void)image_shape(ctx); };

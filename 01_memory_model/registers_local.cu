@@ -23,7 +23,6 @@
 
 #include <fmt/format.h>
 
-#include "01_memory_model/ch01_claims.hpp"
 #include "01_memory_model/kernels/launch_bounds.hpp"
 #include "01_memory_model/kernels/register_array.cuh"
 #include "01_memory_model/kernels/register_array_maxrreg.hpp"
@@ -99,9 +98,7 @@ void registers_launch_bounds(Context& ctx) {
 // cannot hold kBoundedMinBlocks blocks, ptxas may leave enough registers that nothing spills. For a run
 // recorded before the bound_* columns existed, the promise counts as binding if it lowered num_regs.
 void require_bound_honoured(const RunRows& r) {
-  const std::vector<const Row*> rows = r.rows("registers_launch_bounds");
-  if (rows.size() != 1) throw ClaimError("registers_launch_bounds should have one row");
-  const Row& row = *rows.front();
+  const Row& row = r.only("registers_launch_bounds");
   if (row.get("bound_honoured") != nullptr) {
     if (RunRows::value(row, "bound_honoured") != 0.0) return;
     throw NotApplicable(fmt::format(
@@ -110,7 +107,7 @@ void require_bound_honoured(const RunRows& r) {
         RunRows::value(row, "max_threads_per_sm"), kBoundedMinBlocks, kRegBlock,
         RunRows::value(row, "bound_reg_cap")));
   }
-  if (!(RunRows::value(row, "num_regs") < ch01::single_value(r, "registers", "num_regs")))
+  if (!(RunRows::value(row, "num_regs") < r.only_value("registers", "num_regs")))
     throw NotApplicable("the launch bounds did not lower the register count on this GPU");
 }
 
@@ -136,7 +133,7 @@ Demo make_demo() {
        }},
   };
   const auto col = [](const char* variant, const char* column) {
-    return [variant, column](const RunRows& r) { return ch01::single_value(r, variant, column); };
+    return [variant, column](const RunRows& r) { return r.only_value(variant, column); };
   };
   d.claims = {
       Claim{"registers_need_no_local_memory",
@@ -153,12 +150,12 @@ Demo make_demo() {
             [col](const RunRows& r) {
               return col("local_runtime_index", "local_bytes")(r) / (kRegArray * sizeof(unsigned));
             }},
-      ch01::single_ratio_claim("local_array_is_slower",
-                               "The array in local memory makes the same arithmetic at least twice as slow as the "
-                               "array in registers.",
-                               "local_runtime_index", "registers", "median_ms", Bound::at_least(2.0),
-                               "every element access becomes a load or store through L1 where a register cost "
-                               "nothing; 2x is far below the cost of 32 x 16 such round trips per thread"),
+      only_ratio_claim("local_array_is_slower",
+                       "The array in local memory makes the same arithmetic at least twice as slow as the "
+                       "array in registers.",
+                       "local_runtime_index", "registers", "median_ms", Bound::at_least(2.0),
+                       "every element access becomes a load or store through L1 where a register cost "
+                       "nothing; 2x is far below the cost of 32 x 16 such round trips per thread"),
       Claim{"launch_bounds_cap_respected",
             "ptxas keeps the bounded kernel within the registers per thread its launch bounds leave on this GPU.",
             "num_regs registers_launch_bounds / bound_reg_cap registers_launch_bounds", Bound::at_most(1),
@@ -167,8 +164,7 @@ Demo make_demo() {
             "ptxas must not exceed it",
             ClaimKind::device,
             [col](const RunRows& r) {
-              const std::vector<const Row*> rows = r.rows("registers_launch_bounds");
-              if (rows.size() == 1 && rows.front()->get("bound_reg_cap") == nullptr)
+              if (r.only("registers_launch_bounds").get("bound_reg_cap") == nullptr)
                 throw NotApplicable("the run did not record the register cap of its launch bounds");
               return col("registers_launch_bounds", "num_regs")(r) / col("registers_launch_bounds", "bound_reg_cap")(r);
             }},
@@ -194,7 +190,7 @@ Demo make_demo() {
               require_bound_honoured(r);
               return col("registers_launch_bounds", "median_ms")(r) / col("local_runtime_index", "median_ms")(r);
             }},
-      ch01::single_ratio_claim(
+      only_ratio_claim(
           "maxrregcount_spill_is_slower",
           fmt::format("Capping the kernel at {} registers with -maxrregcount spills most of the array and makes it "
                       "at least twice as slow as the register version.",

@@ -22,7 +22,6 @@
 
 #include <fmt/format.h>
 
-#include "01_memory_model/ch01_claims.hpp"
 #include "01_memory_model/ch01_resources.hpp"
 #include "01_memory_model/kernels/box_filter.cuh"
 #include "common/access_model.hpp"
@@ -159,25 +158,25 @@ Demo make_demo() {
       {"texture_array", "tex2D over a CUDA array (block-linear layout)", texture_array},
   };
   d.claims = {
-      ch01::all_verified_claim("sampler_clamps_like_code",
-                               "The texture sampler's clamp-to-edge gives bit for bit the result of clamping in "
-                               "code, over pitched memory and over a CUDA array alike.",
-                               {"global_pitched", "texture_pitched", "texture_array"},
-                               "point sampling returns texels exactly and the sums are small integers; any "
-                               "difference is a defect"),
-      ch01::single_ratio_claim("texture_pitched_no_faster",
-                               "A texture object over the same pitched memory is no faster than plain loads for this "
-                               "filter.",
-                               "texture_pitched", "global_pitched", "median_ms", Bound::at_least(0.95),
-                               "nine texel fetches per output go through the texture units at a fixed texel rate, "
-                               "while plain loads are served from L1 at its line rate; 5% allows for noise where "
-                               "both are DRAM-bound"),
-      ch01::single_ratio_claim("texture_array_no_faster",
-                               "A texture object over a CUDA array, with its 2-D block-linear layout, is no faster "
-                               "than plain loads for this filter either.",
-                               "texture_array", "global_pitched", "median_ms", Bound::at_least(0.95),
-                               "the layout helps 2-D locality, not the texel rate; 5% allows for noise where both "
-                               "are DRAM-bound"),
+      all_verified_claim("sampler_clamps_like_code",
+                         "The texture sampler's clamp-to-edge gives bit for bit the result of clamping in "
+                         "code, over pitched memory and over a CUDA array alike.",
+                         {"global_pitched", "texture_pitched", "texture_array"},
+                         "point sampling returns texels exactly and the sums are small integers; any "
+                         "difference is a defect"),
+      only_ratio_claim("texture_pitched_no_faster",
+                       "A texture object over the same pitched memory is no faster than plain loads for this "
+                       "filter.",
+                       "texture_pitched", "global_pitched", "median_ms", Bound::at_least(0.95),
+                       "nine texel fetches per output go through the texture units at a fixed texel rate, "
+                       "while plain loads are served from L1 at its line rate; 5% allows for noise where "
+                       "both are DRAM-bound"),
+      only_ratio_claim("texture_array_no_faster",
+                       "A texture object over a CUDA array, with its 2-D block-linear layout, is no faster "
+                       "than plain loads for this filter either.",
+                       "texture_array", "global_pitched", "median_ms", Bound::at_least(0.95),
+                       "the layout helps 2-D locality, not the texel rate; 5% allows for noise where both "
+                       "are DRAM-bound"),
   };
   d.extras = {{"width", "image width in floats (odd by default)", "8191", true}};
   d.check_options = [](Context& ctx) { (void)image_shape(ctx); };

@@ -29,7 +29,6 @@
 
 #include <fmt/format.h>
 
-#include "02_global_memory/kernels/claim_support.hpp"
 #include "02_global_memory/kernels/demo_support.hpp"
 #include "02_global_memory/kernels/load_policies.cuh"
 #include "02_global_memory/kernels/offset_add.cuh"
@@ -139,8 +138,8 @@ Demo make_demo() {
   };
   // hint / default at every point of both kernels.
   auto hint_ratios = [](const RunRows& r, const std::string& hint) {
-    std::vector<double> v = paired_ratios(r, "offset_" + hint, "offset_default");
-    const std::vector<double> s = paired_ratios(r, "stride_" + hint, "stride_default");
+    std::vector<double> v = r.paired_ratios("offset_" + hint, "offset_default");
+    const std::vector<double> s = r.paired_ratios("stride_" + hint, "stride_default");
     v.insert(v.end(), s.begin(), s.end());
     return v;
   };

@@ -17,7 +17,6 @@
 
 #include <fmt/format.h>
 
-#include "02_global_memory/kernels/claim_support.hpp"
 #include "02_global_memory/kernels/offset_add.cuh"
 #include "02_global_memory/kernels/offset_add_runner.hpp"
 #include "common/harness.hpp"
@@ -96,7 +95,7 @@ Demo make_demo() {
             "max over offsets 0, 11, 128 of (max GB/s / min GB/s) over the block sizes", Bound::at_most(1.05),
             "every block size keeps the same bytes in flight per SM; 5% allows for run-to-run noise",
             ClaimKind::device,
-            [](const RunRows& r) { return max_spread_within_groups(r, "read_offset_unroll4_blocks", " block="); }},
+            [](const RunRows& r) { return r.max_spread_within_groups("read_offset_unroll4_blocks", " block="); }},
   };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
   d.quick_size = std::uint64_t{1} << 20;

@@ -34,7 +34,6 @@
 
 #include <fmt/format.h>
 
-#include "02_global_memory/kernels/claim_support.hpp"
 #include "02_global_memory/kernels/transpose_global.cuh"
 #include "common/access_model.hpp"
 #include "common/harness.hpp"
@@ -87,6 +86,16 @@ void block_sweep(Context& ctx) {
   for (const Kernel* k : {&kNaiveCol, &kNaiveRow})
     for (unsigned x : sides)
       for (unsigned y : sides) run_kernel(ctx, *k, dim3(x, y), k == &kNaiveCol ? "naive_col " : "naive_row ");
+}
+
+// GB/s of the one row of `variant` whose params end with `tail`: they start with the matrix shape, which the
+// options change.
+double value_ending(const RunRows& r, const char* variant, const std::string& tail) {
+  const auto ends = [&tail](const Row& row) {
+    const std::string& p = row.params;
+    return p.size() >= tail.size() && p.compare(p.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return RunRows::value(r.only_where(variant, ends, "ending with '" + tail + "'"), "gb_per_s");
 }
 
 Demo make_demo() {

@@ -15,7 +15,6 @@
 
 #include <fmt/format.h>
 
-#include "02_global_memory/kernels/claim_support.hpp"
 #include "02_global_memory/kernels/demo_support.hpp"
 #include "02_global_memory/kernels/pattern_model.hpp"
 #include "02_global_memory/kernels/vector_copy.cuh"

@@ -132,9 +132,7 @@ Demo make_demo() {
             "bank_bytes_after_set of legacy_config_api", Bound::between(4.0, 4.0),
             "banks have been 4 bytes wide and fixed since Maxwell; only Kepler could switch to 8",
             ClaimKind::device,
-            [](const RunRows& r) {
-              return RunRows::value(*r.rows("legacy_config_api").front(), "bank_bytes_after_set");
-            }},
+            [](const RunRows& r) { return r.only_value("legacy_config_api", "bank_bytes_after_set"); }},
       Claim{"wide_loads_follow_wavefront_model",
             "Every 4-, 8- and 16-byte pattern but the 8-byte broadcast takes as many times the 4-byte stride-1 "
             "time as it needs wavefronts per request (half-warp and quarter-warp groups).",

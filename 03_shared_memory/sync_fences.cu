@@ -123,11 +123,6 @@ void last_block(Context& ctx) {
              "last block then adds a stale partial and the sum is wrong now and then (not shipped: a racy kernel).");
 }
 
-// A column of a variant's one row (its params name the GPU-dependent grid, so they are not spelled out).
-double only(const RunRows& r, const char* variant, const char* column) {
-  return RunRows::value(*r.rows(variant).front(), column);
-}
-
 constexpr std::uint64_t kDefaultSize = (std::uint64_t{1} << 20) + 7;
 
 Demo make_demo() {
@@ -150,13 +145,13 @@ Demo make_demo() {
             "With __threadfence() before the ticket, every back-to-back launch of the last-block sum is exact.",
             "wrong_runs of last_block_threadfence", Bound::at_most(0.0),
             "the fence makes each partial visible before the ticket that vouches for it; one wrong run is a bug",
-            ClaimKind::device, [](const RunRows& r) { return only(r, "last_block_threadfence", "wrong_runs"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.only_value("last_block_threadfence", "wrong_runs"); }},
       Claim{"acq_rel_ticket_sum_always_exact",
             "With an acq_rel atomic_ref ticket, every back-to-back launch of the last-block sum is exact.",
             "wrong_runs of last_block_atomic_ref", Bound::at_most(0.0),
             "release orders the partial before the ticket, acquire orders the last block's reads after it; one "
             "wrong run is a bug",
-            ClaimKind::device, [](const RunRows& r) { return only(r, "last_block_atomic_ref", "wrong_runs"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.only_value("last_block_atomic_ref", "wrong_runs"); }},
       Claim{"acq_rel_costs_no_more_than_fence",
             "The acq_rel ticket costs no more time than __threadfence() followed by a relaxed atomicAdd.",
             "median_ms last_block_atomic_ref / last_block_threadfence", Bound::at_most(1.15),
@@ -164,7 +159,8 @@ Demo make_demo() {
             "microseconds, so 15% is left for noise",
             ClaimKind::device,
             [](const RunRows& r) {
-              return only(r, "last_block_atomic_ref", "median_ms") / only(r, "last_block_threadfence", "median_ms");
+              return r.only_value("last_block_atomic_ref", "median_ms") /
+                     r.only_value("last_block_threadfence", "median_ms");
             }},
   };
   d.extras = {{"runs", "back-to-back launches of each last-block variant (20 with --quick)", "1000",

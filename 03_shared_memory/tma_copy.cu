@@ -62,10 +62,10 @@ void bulk(Context& ctx, unsigned chunk, Schedule schedule = Schedule::kTickets) 
 const std::vector<std::pair<const char*, unsigned>> kBulk = {
     {"bulk_256", 256}, {"bulk_1k", 1024}, {"bulk_4k", 4096}, {"bulk_16k", 16384}, {"bulk_32k", 32768}};
 
-double gb(const RunRows& r, const std::string& v) { return RunRows::value(*r.rows(v).front(), "gb_per_s"); }
+double gb(const RunRows& r, const std::string& v) { return r.only_value(v, "gb_per_s"); }
 double best_bulk(const RunRows& r, const char* column) {
   std::vector<double> v;
-  for (const auto& [name, chunk] : kBulk) v.push_back(RunRows::value(*r.rows(name).front(), column));
+  for (const auto& [name, chunk] : kBulk) v.push_back(r.only_value(name, column));
   return max_of(v);
 }
 
@@ -134,13 +134,13 @@ Demo make_demo() {
             "latency needs; 5% allows for run-to-run noise. One size, not the best of the sweep: 32 KiB requests "
             "leave the ring two stages and can fall short",
             ClaimKind::device,
-            [](const RunRows& r) { return RunRows::value(*r.rows("bulk_16k").front(), "vs_memcpy"); }},
+            [](const RunRows& r) { return r.only_value("bulk_16k", "vs_memcpy"); }},
       Claim{"tensor_copy_reaches_memcpy",
             "Tensor-map copies of 64 x 64 boxes run as fast as cudaMemcpy D2D.", "vs_memcpy of tensor_64x64",
             Bound::at_least(0.95),
             "each box is 64 rows of 256 contiguous bytes, whole 32-byte sectors, 16 KiB per request; 5% allows for "
             "run-to-run noise",
-            ClaimKind::device, [](const RunRows& r) { return RunRows::value(*r.rows("tensor_64x64").front(), "vs_memcpy"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.only_value("tensor_64x64", "vs_memcpy"); }},
       Claim{"tickets_beat_static_split",
             "Taking 16 KiB requests by ticket copies faster than splitting them among the blocks in advance.",
             "GB/s bulk_16k / GB/s bulk_16k_static", Bound::at_least(1.02),

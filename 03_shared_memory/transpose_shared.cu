@@ -205,20 +205,15 @@ const std::vector<std::string> kTiledFamily = {"tiled_multi", "tiled_32x4", "til
                                                "fast_32x4",   "fast_32x4_cs", "fast_64x8",  "fast_64x8_cs",
                                                "fast_64x8_grouped", "fast_64x8_col"};
 
-// A column of a variant's one row (its params carry the matrix shape, so they are not spelled out here).
-double only(const RunRows& r, const std::string& variant, const char* column) {
-  return RunRows::value(*r.rows(variant).front(), column);
-}
-
 // The best and the worst of the family, by a column; every member must have run (NotApplicable otherwise).
 double best_tiled(const RunRows& r, const char* column) {
   std::vector<double> v;
-  for (const auto& name : kTiledFamily) v.push_back(only(r, name, column));
+  for (const auto& name : kTiledFamily) v.push_back(r.only_value(name, column));
   return max_of(v);
 }
 double worst_tiled(const RunRows& r, const char* column) {
   std::vector<double> v;
-  for (const auto& name : kTiledFamily) v.push_back(only(r, name, column));
+  for (const auto& name : kTiledFamily) v.push_back(r.only_value(name, column));
   return min_of(v);
 }
 
@@ -233,7 +228,7 @@ Claim ratio_of_rows(std::string name, std::string text, std::string num, std::st
                     std::string why) {
   std::string measure = "GB/s " + num + " / GB/s " + den;
   return Claim{std::move(name), std::move(text), std::move(measure), bound, std::move(why), ClaimKind::device,
-               [num, den](const RunRows& r) { return only(r, num, "gb_per_s") / only(r, den, "gb_per_s"); }};
+               [num, den](const RunRows& r) { return r.only_value(num, "gb_per_s") / r.only_value(den, "gb_per_s"); }};
 }
 
 Demo make_demo() {
@@ -364,7 +359,7 @@ Demo make_demo() {
             "vs_memcpy of fast_64x8", Bound::at_least(0.85),
             "with the tile, both global sides are fully coalesced, so a transpose moves the bytes of a copy; "
             "15% covers the barrier between the two phases and run-to-run noise",
-            ClaimKind::device, [](const RunRows& r) { return only(r, "fast_64x8", "vs_memcpy"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.only_value("fast_64x8", "vs_memcpy"); }},
       Claim{"every_multi_element_tile_near_ceiling",
             "Every padded-tile transpose with several elements per thread reaches at least 0.75x cudaMemcpy D2D "
             "of the same matrix, whichever tile shape and thread count it uses.",
@@ -383,7 +378,7 @@ Demo make_demo() {
             "saves the address arithmetic and registers of the loads and stores, which a memory-bound kernel has to "
             "spare",
             ClaimKind::device,
-            [](const RunRows& r) { return only(r, "tma_64x64", "gb_per_s") / best_tiled(r, "gb_per_s"); }},
+            [](const RunRows& r) { return r.only_value("tma_64x64", "gb_per_s") / best_tiled(r, "gb_per_s"); }},
       ratio_of_rows("tile_work_costs_nothing",
                     "Transposing inside the tile costs no time: tiled_64x8 runs within 3% of the same kernel moving "
                     "each tile untransposed to the same place (tile_move_64x8).",
@@ -399,9 +394,9 @@ Demo make_demo() {
             "Well below means its 16-byte accesses became 4-byte ones (Nsight Compute: store efficiency 25%)",
             ClaimKind::device,
             [](const RunRows& r) {
-              if (!float4_path(*r.rows("tile64_vec4").front()))
+              if (!float4_path(r.only("tile64_vec4")))
                 throw NotApplicable("the sides are not multiples of 4, so tile64_vec4 takes its 4-byte path");
-              return only(r, "tile64_vec4", "gb_per_s") / only(r, "tiled_64x8", "gb_per_s");
+              return r.only_value("tile64_vec4", "gb_per_s") / r.only_value("tiled_64x8", "gb_per_s");
             }},
       Claim{"tiled_beats_tuned_naive",
             "The tiled transpose (fast_64x8) runs at least 1.3x as fast as the fastest naive global transpose of "
@@ -417,7 +412,7 @@ Demo make_demo() {
               std::vector<double> naive;
               for (const char* v : {"naive_row", "naive_col"})
                 for (const Row* row : r.rows(v)) naive.push_back(RunRows::value(*row, "gb_per_s"));
-              return only(r, "fast_64x8", "gb_per_s") / max_of(naive);
+              return r.only_value("fast_64x8", "gb_per_s") / max_of(naive);
             }},
   };
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{8192}; };

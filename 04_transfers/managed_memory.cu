@@ -38,7 +38,6 @@
 #include "04_transfers/kernels/host_buffers.hpp"
 #include "04_transfers/kernels/managed.cuh"
 #include "04_transfers/kernels/pointer_facts.hpp"
-#include "04_transfers/kernels/sweep_rows.hpp"
 #include "04_transfers/kernels/transfer_kernels.cuh"
 #include "common/harness.hpp"
 
@@ -280,7 +279,7 @@ std::vector<Claim> claims() {
             "copy, and its pointer reports managed memory.",
             "managed_variable rows that fail their check", Bound::at_most(0),
             "a promise of the runtime, not a measurement: any failure is a finding",
-            ClaimKind::device, [](const RunRows& r) { return unverified_rows(r, "managed_variable"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.unverified_rows("managed_variable"); }},
       Claim{"faults_slower_than_prefetch",
             "Letting the kernel fault CPU-resident pages over takes at least 3x as long as prefetching them and "
             "then running the kernel.",

@@ -23,7 +23,6 @@
 
 #include <fmt/format.h>
 
-#include "04_transfers/kernels/sweep_rows.hpp"
 #include "04_transfers/kernels/transfer_kernels.cuh"
 #include "common/copy_kernels.cuh"
 #include "common/harness.hpp"
@@ -257,7 +256,7 @@ std::vector<Claim> claims() {
             "pair of GPUs.",
             "peer_matrix rows where the two queries disagree", Bound::at_most(0),
             "both describe one capability; a disagreement is a finding",
-            ClaimKind::device, [](const RunRows& r) { return unverified_rows(r, "peer_matrix"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.unverified_rows("peer_matrix"); }},
       Claim{"peer_access_beats_staging",
             "Enabling peer access makes cudaMemcpyPeer at least 2x faster in both directions than staging "
             "through host memory.",

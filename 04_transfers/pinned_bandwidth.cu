@@ -34,7 +34,6 @@
 
 #include "04_transfers/kernels/host_buffers.hpp"
 #include "04_transfers/kernels/pcie_link.hpp"
-#include "04_transfers/kernels/sweep_rows.hpp"
 #include "04_transfers/kernels/transfer_kernels.cuh"
 #include "common/harness.hpp"
 
@@ -304,7 +303,7 @@ const char* const kPinnedKinds[] = {"malloc_host", "host_alloc", "host_alloc_por
 
 // A column at the end of a variant's sweep in direction `d`, which must reach the plateau sizes.
 double at_plateau(const RunRows& r, const char* variant, Dir d, const char* column) {
-  const Row& row = largest_row(r, variant, params_of(d));
+  const Row& row = largest(r.sweep(variant, params_of(d)), "size");
   if (row.size < kPlateauBytes)
     throw NotApplicable(
         fmt::format("the sweep ends at {} bytes, below the plateau ({} bytes)", row.size, kPlateauBytes));
@@ -320,13 +319,13 @@ std::vector<double> pinned_at_plateau(const RunRows& r, const char* column) {
 }
 
 double both_dirs(const RunRows& r, const char* variant, std::uint64_t bytes, const char* column, bool worst_high) {
-  const double h = RunRows::value(row_at_size(r, variant, params_of(Dir::h2d), bytes), column);
-  const double d = RunRows::value(row_at_size(r, variant, params_of(Dir::d2h), bytes), column);
+  const double h = RunRows::value(r.at_size(variant, params_of(Dir::h2d), bytes), column);
+  const double d = RunRows::value(r.at_size(variant, params_of(Dir::d2h), bytes), column);
   return worst_high ? max_of({h, d}) : min_of({h, d});
 }
 
 double alloc_ms_per_gb(const RunRows& r, const char* method) {
-  return RunRows::value(largest_row(r, "alloc_cost", std::string("method=") + method), "ms_per_gb");
+  return RunRows::value(largest(r.sweep("alloc_cost", std::string("method=") + method), "size"), "ms_per_gb");
 }
 
 std::vector<Claim> claims() {

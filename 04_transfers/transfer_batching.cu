@@ -206,13 +206,13 @@ void run_method(Context& ctx, Method m) {
 // payload, or exceeds it) is not applicable.
 double at_chunk(const RunRows& r, const char* variant, std::uint64_t chunk, const char* column) {
   const std::string params = fmt::format("chunk={}", chunk);
-  for (const Row* row : r.rows(variant))
-    if (row->params == params) return RunRows::value(*row, column);
-  const std::uint64_t payload = r.row("one_contiguous").size;
-  if (payload % chunk != 0 || payload < chunk || payload / chunk > kMaxChunks)
-    throw NotApplicable(fmt::format("a payload of {} bytes has no {}-byte chunk row", payload, chunk));
-  if (r.complete()) throw ClaimError(fmt::format("no row of variant {} with params {}", variant, params));
-  throw NotApplicable(fmt::format("no row of variant {} with params {} in this run", variant, params));
+  const auto rows = r.rows(variant);
+  if (std::none_of(rows.begin(), rows.end(), [&params](const Row* row) { return row->params == params; })) {
+    const std::uint64_t payload = r.row("one_contiguous").size;
+    if (payload % chunk != 0 || payload < chunk || payload / chunk > kMaxChunks)
+      throw NotApplicable(fmt::format("a payload of {} bytes has no {}-byte chunk row", payload, chunk));
+  }
+  return r.value({variant, params, column});
 }
 
 std::vector<Claim> claims() {

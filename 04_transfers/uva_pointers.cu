@@ -23,7 +23,6 @@
 #include "04_transfers/kernels/host_buffers.hpp"
 #include "04_transfers/kernels/managed.cuh"
 #include "04_transfers/kernels/pointer_facts.hpp"
-#include "04_transfers/kernels/sweep_rows.hpp"
 #include "04_transfers/kernels/transfer_kernels.cuh"
 #include "common/harness.hpp"
 
@@ -219,7 +218,7 @@ std::vector<Claim> claims() {
             "pageable) as the CUDA documentation says.",
             "pointer_attributes rows whose attributes differ from the documented table", Bound::at_most(0),
             "these are promises of the runtime, not measurements: any mismatch is a finding",
-            ClaimKind::device, [](const RunRows& r) { return unverified_rows(r, "pointer_attributes"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.unverified_rows("pointer_attributes"); }},
       Claim{"memcpy_default_infers_direction",
             "cudaMemcpy with cudaMemcpyDefault copies correctly between every pair of the five memory kinds: the "
             "addresses alone tell the runtime the direction.",
@@ -240,7 +239,7 @@ std::vector<Claim> claims() {
             "kernel_on_host_pointer rows whose output is not bit-exact", Bound::at_most(0),
             "under UVA a host allocation the GPU may access has the same address on both sides, except registered "
             "memory on devices that map it elsewhere",
-            ClaimKind::device, [](const RunRows& r) { return unverified_rows(r, "kernel_on_host_pointer"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.unverified_rows("kernel_on_host_pointer"); }},
   };
 }
 

@@ -27,7 +27,6 @@
 
 #include "04_transfers/kernels/host_buffers.hpp"
 #include "04_transfers/kernels/pointer_facts.hpp"
-#include "04_transfers/kernels/sweep_rows.hpp"
 #include "04_transfers/kernels/vector_add.cuh"
 #include "04_transfers/kernels/vector_add_reference.hpp"
 #include "common/access_model.hpp"
@@ -238,7 +237,7 @@ void mapping_facts(Context& ctx) {
 // The end of the sweep, which must be large enough for the transfer to dominate the launch.
 constexpr std::uint64_t kLargeBytes = std::uint64_t{16} << 20;
 const Row& large_row(const RunRows& r, const char* variant, const std::string& params = "") {
-  const Row& row = largest_row(r, variant, params);
+  const Row& row = largest(r.sweep(variant, params), "size");
   if (row.size < kLargeBytes)
     throw NotApplicable(
         fmt::format("the sweep ends at {} bytes per array; the claim needs >= {}", row.size, kLargeBytes));
@@ -273,7 +272,9 @@ std::vector<Claim> claims() {
             Bound::at_most(0.8),
             "at 1 KB both run one launch; copy-then-compute adds two cudaMemcpyAsync of fixed cost",
             ClaimKind::host,
-            [](const RunRows& r) { return RunRows::value(smallest_row(r, "mapped"), "vs_copy_then_compute"); }},
+            [](const RunRows& r) {
+              return RunRows::value(smallest(r.sweep("mapped"), "size"), "vs_copy_then_compute");
+            }},
       Claim{"copy_catches_up_when_large",
             "At the largest size zero-copy is no faster than copying the inputs first and computing on device "
             "memory.",

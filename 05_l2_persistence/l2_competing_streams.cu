@@ -20,7 +20,6 @@
 #include <fmt/format.h>
 
 #include "05_l2_persistence/l2_bench.hpp"
-#include "05_l2_persistence/l2_claims.hpp"
 #include "common/harness.hpp"
 
 namespace {
@@ -154,7 +153,7 @@ void run_pair(Context& ctx, State& st, Pair what, double hit_ratio) {
 // and 1.0 for twice it. Other tables (--persist) make another experiment, which the claims do not describe.
 // 1% leaves room for the table's rounding down to whole pages.
 void require_tables_of_set_aside(const RunRows& r) {
-  const Row& row = only_row(r, "hit_ratio_0_5");
+  const Row& row = r.only("hit_ratio_0_5");
   const double share = RunRows::value(row, "persisting_demand_mib") / RunRows::value(row, "set_aside_mib");
   if (!(std::abs(share - 1.0) <= 0.01))
     throw NotApplicable(fmt::format("the hitRatio 0.5 windows ask for {:.2f}x the set-aside, not exactly it "
@@ -163,7 +162,7 @@ void require_tables_of_set_aside(const RunRows& r) {
 }
 
 // A saved run without the no-window row under the set-aside measured its speed-ups against another baseline.
-void require_no_set_aside_baseline(const RunRows& r) { (void)only_row(r, "no_window_set_aside"); }
+void require_no_set_aside_baseline(const RunRows& r) { (void)r.only("no_window_set_aside"); }
 
 std::vector<Claim> claims() {
   return {
@@ -173,7 +172,7 @@ std::vector<Claim> claims() {
             "both kernels write their tables back every pass, and ordinary writes lose L2 to a large set-aside "
             "(l2_set_aside_cost); a GPU that lends the unused set-aside to them fails this claim",
             ClaimKind::device,
-            [](const RunRows& r) { return only_value(r, "no_window_set_aside", "speedup"); }},
+            [](const RunRows& r) { return r.only_value("no_window_set_aside", "speedup"); }},
       Claim{"shared_windows_win_back_the_set_aside",
             "Two windows that together fill the set-aside exactly (hitRatio 0.5 each) make the pair at least 1.5x "
             "faster than the same set-aside without windows.",
@@ -184,7 +183,7 @@ std::vector<Claim> claims() {
             [](const RunRows& r) {
               require_tables_of_set_aside(r);
               require_no_set_aside_baseline(r);
-              return only_value(r, "hit_ratio_0_5", "vs_same_set_aside");
+              return r.only_value("hit_ratio_0_5", "vs_same_set_aside");
             }},
       Claim{"shared_windows_under_model",
             "Against no window and no set-aside, the hitRatio 0.5 pair stays under the speed-up the DRAM-traffic "
@@ -195,10 +194,10 @@ std::vector<Claim> claims() {
             ClaimKind::device,
             [](const RunRows& r) {
               require_no_set_aside_baseline(r);
-              if (only_value(r, "hit_ratio_0_5", "model_speedup") <= 1.0)
+              if (r.only_value("hit_ratio_0_5", "model_speedup") <= 1.0)
                 throw NotApplicable("the windows ask for more than the set-aside (--persist): the model predicts "
                                     "no gain");
-              return only_value(r, "hit_ratio_0_5", "speedup") / only_value(r, "hit_ratio_0_5", "model_speedup");
+              return r.only_value("hit_ratio_0_5", "speedup") / r.only_value("hit_ratio_0_5", "model_speedup");
             }},
       Claim{"oversubscribing_buys_nothing",
             "Asking for twice the set-aside (hitRatio 1.0 each) makes the pair at most 10% faster than asking for "
@@ -209,7 +208,7 @@ std::vector<Claim> claims() {
             ClaimKind::device,
             [](const RunRows& r) {
               require_tables_of_set_aside(r);
-              return only_value(r, "hit_ratio_1_0", "median_ms") / only_value(r, "hit_ratio_0_5", "median_ms");
+              return r.only_value("hit_ratio_1_0", "median_ms") / r.only_value("hit_ratio_0_5", "median_ms");
             }},
   };
 }

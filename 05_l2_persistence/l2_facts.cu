@@ -19,7 +19,6 @@
 #include <fmt/format.h>
 
 #include "05_l2_persistence/l2_bench.hpp"
-#include "05_l2_persistence/l2_claims.hpp"
 #include "common/harness.hpp"
 
 namespace {
@@ -132,12 +131,12 @@ std::vector<Claim> claims() {
             "maximum window.",
             "properties rows where the two queries differ", Bound::at_most(0),
             "two views of one fact: any difference is a finding",
-            ClaimKind::device, [](const RunRows& r) { return unverified_rows(r, "properties"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.unverified_rows("properties"); }},
       Claim{"set_aside_limit_restored",
             "The persisting set-aside reads back as it was once PersistingL2Guard is gone.",
             "set_aside_limit rows that fail their check", Bound::at_most(0),
             "the guard's destructor restores the limit; anything else leaks a smaller L2 into later kernels",
-            ClaimKind::device, [](const RunRows& r) { return unverified_rows(r, "set_aside_limit"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.unverified_rows("set_aside_limit"); }},
       Claim{"limit_never_exceeds_maximum",
             "A request for twice the maximum set-aside leaves the limit at or below persistingL2CacheMaxSize.",
             "value_bytes of limit_after_request_2x_max / value_bytes of persistingL2CacheMaxSize",
@@ -153,7 +152,7 @@ std::vector<Claim> claims() {
             "was once the guard is gone.",
             "stream_window rows that fail their check", Bound::at_most(0),
             "the stream attribute is plain state the runtime stores; any difference is a finding",
-            ClaimKind::device, [](const RunRows& r) { return unverified_rows(r, "stream_window"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.unverified_rows("stream_window"); }},
   };
 }
 

@@ -23,7 +23,6 @@
 #include <fmt/format.h>
 
 #include "05_l2_persistence/l2_bench.hpp"
-#include "05_l2_persistence/l2_claims.hpp"
 #include "common/harness.hpp"
 
 namespace {
@@ -164,13 +163,13 @@ std::vector<Claim> claims() {
             "been made.",
             "vs_clean of after_reset (clean time / time)", Bound::at_least(0.95),
             "a reset turns every persisting line into a normal one, which the next flush evicts; 5% is noise",
-            ClaimKind::device, [](const RunRows& r) { return only_value(r, "after_reset", "vs_clean"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.only_value("after_reset", "vs_clean"); }},
       Claim{"normal_window_restores_clean_speed",
             "Reading the persisting buffer once more through a window with hitProp = normal also gives the L2 "
             "back.",
             "vs_clean of after_normal_window", Bound::at_least(0.95),
             "the second pass demotes the lines it touches, and it touches all of them; 5% is noise",
-            ClaimKind::device, [](const RunRows& r) { return only_value(r, "after_normal_window", "vs_clean"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.only_value("after_normal_window", "vs_clean"); }},
       Claim{"stale_lines_slow_the_next_kernel",
             "Persisting lines left behind by a cleared window slow a later kernel whose working set needs the "
             "whole L2.",
@@ -180,7 +179,7 @@ std::vector<Claim> claims() {
             ClaimKind::device,
             [](const RunRows& r) {
               // Only a working set that fits the L2 but not beside the stale lines can show the loss.
-              const Row& row = only_row(r, "stale_persisting");
+              const Row& row = r.only("stale_persisting");
               const double l2_mib = r.fact("l2_bytes") / (1024.0 * 1024.0);
               const double work = RunRows::value(row, "working_set_mib");
               const double left = RunRows::value(row, "persisting_left_mib");
@@ -195,7 +194,7 @@ std::vector<Claim> claims() {
             "state_restored rows whose value after differs from before", Bound::at_most(0),
             "every change goes through PersistingL2Guard, which puts it back; any difference leaks into later "
             "programs",
-            ClaimKind::device, [](const RunRows& r) { return unverified_rows(r, "state_restored"); }},
+            ClaimKind::device, [](const RunRows& r) { return r.unverified_rows("state_restored"); }},
   };
 }
 

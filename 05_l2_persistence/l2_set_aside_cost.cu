@@ -20,7 +20,6 @@
 
 #include "05_l2_persistence/kernels/set_aside_cost.cuh"
 #include "05_l2_persistence/l2_bench.hpp"
-#include "05_l2_persistence/l2_claims.hpp"
 #include "common/copy_kernels.cuh"
 #include "common/harness.hpp"
 #include "common/pattern_kernels.cuh"

@@ -24,7 +24,6 @@
 #include <fmt/format.h>
 
 #include "05_l2_persistence/l2_bench.hpp"
-#include "05_l2_persistence/l2_claims.hpp"
 #include "common/harness.hpp"
 
 namespace {
@@ -188,26 +187,10 @@ void require_no_set_aside_baseline(const RunRows& r) { (void)r.rows("no_window_s
 // largest set-aside (smaller tables leave a window little to win).
 const Row& largest_fitting(const RunRows& r, std::string_view variant) {
   require_no_set_aside_baseline(r);
-  const auto rows = rows_where(r, variant, fits, "whose table fits its set-aside");
-  const Row& row = **std::max_element(rows.begin(), rows.end(), [](const Row* a, const Row* b) {
-    return RunRows::value(*a, "persist_mib") < RunRows::value(*b, "persist_mib");
-  });
+  const Row& row = largest(r.rows_where(variant, fits, "whose table fits its set-aside"), "persist_mib");
   if (RunRows::value(row, "persist_per_max") < 0.5)
     throw NotApplicable("no table of at least half the largest set-aside in this sweep");
   return row;
-}
-
-const Row& largest_table(const RunRows& r, std::string_view variant) {
-  const auto rows = r.rows(variant);
-  return **std::max_element(rows.begin(), rows.end(), [](const Row* a, const Row* b) {
-    return RunRows::value(*a, "persist_mib") < RunRows::value(*b, "persist_mib");
-  });
-}
-
-const Row& same_params(const RunRows& r, std::string_view variant, const Row& like) {
-  for (const Row* row : r.rows(variant))
-    if (row->params == like.params) return *row;
-  throw ClaimError(fmt::format("{} has no row at {}", variant, like.params));
 }
 
 std::vector<Claim> claims() {
@@ -232,7 +215,7 @@ std::vector<Claim> claims() {
             [](const RunRows& r) {
               require_no_set_aside_baseline(r);
               std::vector<double> v;
-              for (const Row* row : rows_where(r, "hit_ratio_1", fits, "whose table fits its set-aside"))
+              for (const Row* row : r.rows_where("hit_ratio_1", fits, "whose table fits its set-aside"))
                 v.push_back(RunRows::value(*row, "speedup") / RunRows::value(*row, "model_speedup"));
               for (const Row* row : r.rows("tuned"))
                 v.push_back(RunRows::value(*row, "speedup") / RunRows::value(*row, "model_speedup"));
@@ -255,7 +238,7 @@ std::vector<Claim> claims() {
             ClaimKind::device,
             [](const RunRows& r) {
               const Row& window = largest_fitting(r, "hit_ratio_1");
-              return window.median_ms / same_params(r, "evict_first_stream", window).median_ms;
+              return window.median_ms / r.row("evict_first_stream", window.params).median_ms;
             }},
       Claim{"tuned_beats_hit_ratio_1_when_oversized",
             "At the largest table, well beyond the largest set-aside, the tuned window is faster than a hitRatio 1 "
@@ -267,8 +250,8 @@ std::vector<Claim> claims() {
             ClaimKind::device,
             [](const RunRows& r) {
               require_no_set_aside_baseline(r);
-              const Row& tuned = largest_table(r, "tuned");
-              const Row& hit_1 = largest_table(r, "hit_ratio_1");
+              const Row& tuned = r.largest("tuned", "persist_mib");
+              const Row& hit_1 = r.largest("hit_ratio_1", "persist_mib");
               if (RunRows::value(tuned, "persist_mib") < 1.25 * RunRows::value(tuned, "set_aside_mib"))
                 throw NotApplicable("no table of at least 1.25x the set-aside in this sweep");
               if (tuned.params != hit_1.params) throw ClaimError("tuned and hit_ratio_1 swept different tables");
@@ -283,7 +266,7 @@ std::vector<Claim> claims() {
             ClaimKind::device,
             [](const RunRows& r) {
               require_no_set_aside_baseline(r);
-              const Row& tuned = largest_table(r, "tuned");
+              const Row& tuned = r.largest("tuned", "persist_mib");
               if (RunRows::value(tuned, "persist_mib") < 1.25 * RunRows::value(tuned, "set_aside_mib"))
                 throw NotApplicable("no table of at least 1.25x the set-aside in this sweep");
               return RunRows::value(tuned, "speedup");

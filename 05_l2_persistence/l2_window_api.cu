@@ -17,7 +17,6 @@
 #include <fmt/format.h>
 
 #include "05_l2_persistence/l2_bench.hpp"
-#include "05_l2_persistence/l2_claims.hpp"
 #include "common/harness.hpp"
 
 namespace {
@@ -161,7 +160,7 @@ void launch_attribute(Context& ctx, State& st) {
 }
 
 // A saved run without the no-window row under the set-aside measured its speed-ups against another baseline.
-void require_no_set_aside_baseline(const RunRows& r) { (void)only_row(r, "no_window_set_aside"); }
+void require_no_set_aside_baseline(const RunRows& r) { (void)r.only("no_window_set_aside"); }
 
 std::vector<Claim> claims() {
   return {
@@ -174,9 +173,9 @@ std::vector<Claim> claims() {
             ClaimKind::device,
             [](const RunRows& r) {
               require_no_set_aside_baseline(r);
-              if (only_value(r, "stream_attribute", "model_speedup") <= 1.0)
+              if (r.only_value("stream_attribute", "model_speedup") <= 1.0)
                 throw NotApplicable("the table does not fit the set-aside (--persist): the model predicts no gain");
-              return only_value(r, "stream_attribute", "speedup");
+              return r.only_value("stream_attribute", "speedup");
             }},
       Claim{"stream_window_under_model",
             "The stream window stays under the speed-up the DRAM-traffic model predicts: the model is an upper "
@@ -187,7 +186,7 @@ std::vector<Claim> claims() {
             ClaimKind::device,
             [](const RunRows& r) {
               require_no_set_aside_baseline(r);
-              return only_value(r, "stream_attribute", "speedup") / only_value(r, "stream_attribute", "model_speedup");
+              return r.only_value("stream_attribute", "speedup") / r.only_value("stream_attribute", "model_speedup");
             }},
       Claim{"graph_node_window_like_stream",
             "The same window on a CUDA graph kernel node buys the same time as on the stream.",
@@ -195,8 +194,8 @@ std::vector<Claim> claims() {
             "one hardware feature set through two APIs; 5% is the noise between two medians",
             ClaimKind::device,
             [](const RunRows& r) {
-              return only_value(r, "graph_node_attribute", "median_ms") /
-                     only_value(r, "stream_attribute", "median_ms");
+              return r.only_value("graph_node_attribute", "median_ms") /
+                     r.only_value("stream_attribute", "median_ms");
             }},
       Claim{"launch_window_like_stream",
             "The same window as a cudaLaunchKernelEx attribute buys the same time as on the stream.",
@@ -204,7 +203,7 @@ std::vector<Claim> claims() {
             "one hardware feature set through two APIs; 5% is the noise between two medians",
             ClaimKind::device,
             [](const RunRows& r) {
-              return only_value(r, "launch_attribute", "median_ms") / only_value(r, "stream_attribute", "median_ms");
+              return r.only_value("launch_attribute", "median_ms") / r.only_value("stream_attribute", "median_ms");
             }},
       Claim{"windows_read_back",
             "The windows set on the stream and on the graph node read back exactly as set.",
@@ -212,8 +211,8 @@ std::vector<Claim> claims() {
             "the runtime stores the window as given (whole pages, hitRatio a float): any difference is a finding",
             ClaimKind::device,
             [](const RunRows& r) {
-              return min_of({only_value(r, "stream_attribute", "readback_ok"),
-                             only_value(r, "graph_node_attribute", "readback_ok")});
+              return min_of({r.only_value("stream_attribute", "readback_ok"),
+                             r.only_value("graph_node_attribute", "readback_ok")});
             }},
   };
 }

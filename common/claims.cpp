@@ -99,12 +99,77 @@ const Row& RunRows::row(std::string_view variant, std::string_view params) const
     if (found != nullptr) throw ClaimError(fmt::format("{} appears more than once", where(variant, params)));
     found = r;
   }
-  if (found == nullptr) {
-    const std::string msg = fmt::format("no row for {}", where(variant, params.empty() ? "(no params)" : params));
-    if (complete_) throw ClaimError(msg);
-    throw NotApplicable(msg + " in this run (the options changed the sweep)");
-  }
+  if (found == nullptr) missing(fmt::format("no row for {}", where(variant, params.empty() ? "(no params)" : params)));
   return *found;
+}
+
+void RunRows::missing(const std::string& what) const {
+  if (complete_) throw ClaimError(what);
+  throw NotApplicable(what + " in this run (the options changed the sweep)");
+}
+
+const Row& RunRows::only(std::string_view variant) const {
+  const auto rs = rows(variant);
+  if (rs.size() != 1) throw ClaimError(fmt::format("variant {} wrote {} rows, expected one", variant, rs.size()));
+  return *rs.front();
+}
+
+std::vector<const Row*> RunRows::rows_where(std::string_view variant, const std::function<bool(const Row&)>& keep,
+                                            std::string_view what) const {
+  std::vector<const Row*> out;
+  for (const Row* r : rows(variant))
+    if (keep(*r)) out.push_back(r);
+  if (out.empty()) missing(fmt::format("variant {} has no row {}", variant, what));
+  return out;
+}
+
+const Row& RunRows::only_where(std::string_view variant, const std::function<bool(const Row&)>& keep,
+                               std::string_view what) const {
+  const auto rs = rows_where(variant, keep, what);
+  if (rs.size() != 1)
+    throw ClaimError(fmt::format("variant {} has {} rows {}, expected one", variant, rs.size(), what));
+  return *rs.front();
+}
+
+std::vector<const Row*> RunRows::sweep(std::string_view variant, std::string_view params) const {
+  return rows_where(variant, [params](const Row& r) { return r.params == params; },
+                    fmt::format("with params '{}'", params));
+}
+
+const Row& RunRows::at_size(std::string_view variant, std::string_view params, std::uint64_t size) const {
+  std::uint64_t end = 0;
+  for (const Row* r : sweep(variant, params)) {
+    if (r->size == size) return *r;
+    end = std::max(end, r->size);
+  }
+  if (end < size) throw NotApplicable(fmt::format("the sweep of {} ends at {}, below {}", variant, end, size));
+  missing(fmt::format("variant {} has no row with params '{}' at size {}", variant, params, size));
+}
+
+const Row& RunRows::largest(std::string_view variant, std::string_view column) const {
+  return cml::largest(rows(variant), column);
+}
+
+double RunRows::unverified_rows(std::string_view variant) const {
+  const auto rs = rows(variant);
+  return static_cast<double>(std::count_if(rs.begin(), rs.end(), [](const Row* r) { return !r->verified; }));
+}
+
+std::vector<double> RunRows::paired_ratios(std::string_view num, std::string_view den, std::string_view column) const {
+  std::vector<double> out;
+  for (const Row* d : rows(den))
+    out.push_back(value(row(num, d->params), column) / value(*d, column));
+  return out;
+}
+
+double RunRows::max_spread_within_groups(std::string_view variant, std::string_view separator,
+                                         std::string_view column) const {
+  std::map<std::string, std::vector<double>> groups;
+  for (const Row* r : rows(variant))
+    groups[r->params.substr(0, r->params.find(separator))].push_back(value(*r, column));
+  std::vector<double> spreads;
+  for (const auto& [group, v] : groups) spreads.push_back(max_of(v) / min_of(v));
+  return max_of(spreads);
 }
 
 double RunRows::value(const Row& r, std::string_view column) {
@@ -159,10 +224,67 @@ double max_rel_deviation(const std::vector<double>& v, double ref) {
   return max_of(d);
 }
 
+std::vector<double> step_ratios(const std::vector<double>& v) {
+  if (v.size() < 2) throw ClaimError("a trend needs at least two points");
+  std::vector<double> out;
+  for (std::size_t i = 1; i < v.size(); ++i) out.push_back(v[i] / v[i - 1]);
+  return out;
+}
+
+namespace {
+
+// The first row whose `column` beats every earlier one (as max_element / min_element pick). Every cell is
+// read, so a missing column is an error even where a single row leaves nothing to compare.
+template <class Beats>
+const Row& pick_row(const std::vector<const Row*>& rows, std::string_view column, const char* which, Beats beats) {
+  if (rows.empty()) throw ClaimError(fmt::format("no rows to take the {} {} of", which, column));
+  const Row* best = rows.front();
+  double best_value = RunRows::value(*best, column);
+  for (const Row* r : rows) {
+    const double v = RunRows::value(*r, column);
+    if (beats(v, best_value)) {
+      best = r;
+      best_value = v;
+    }
+  }
+  return *best;
+}
+
+}  // namespace
+
+const Row& largest(const std::vector<const Row*>& rows, std::string_view column) {
+  return pick_row(rows, column, "largest", [](double v, double best) { return best < v; });
+}
+
+const Row& smallest(const std::vector<const Row*>& rows, std::string_view column) {
+  return pick_row(rows, column, "smallest", [](double v, double best) { return v < best; });
+}
+
 double RunRows::fact(const std::string& name) const {
   auto it = facts_.find(name);
   if (it == facts_.end()) throw NotApplicable(fmt::format("the run did not record the device fact '{}'", name));
   return it->second;
+}
+
+Claim only_ratio_claim(std::string name, std::string text, std::string num_variant, std::string den_variant,
+                       std::string column, Bound bound, std::string why) {
+  std::string measure = column + " " + num_variant + " / " + column + " " + den_variant;
+  return Claim{std::move(name), std::move(text), std::move(measure), bound, std::move(why), ClaimKind::device,
+               [num_variant, den_variant, column](const RunRows& r) {
+                 return r.only_value(num_variant, column) / r.only_value(den_variant, column);
+               }};
+}
+
+Claim all_verified_claim(std::string name, std::string text, std::vector<std::string> variants, std::string why) {
+  std::string measure = "rows of";
+  for (const auto& v : variants) measure += " " + v;
+  measure += " that did not verify";
+  return Claim{std::move(name), std::move(text), std::move(measure), Bound::at_most(0), std::move(why),
+               ClaimKind::device, [variants](const RunRows& r) {
+                 double n = 0;
+                 for (const auto& v : variants) n += r.unverified_rows(v);
+                 return n;
+               }};
 }
 
 Claim ratio_claim(std::string name, std::string text, At num, At den, Bound bound, std::string why, ClaimKind kind) {

@@ -98,6 +98,40 @@ class RunRows {
   // True when the variant produced rows in this run (no exception for waived or unselected variants).
   bool ran(std::string_view variant) const;
 
+  // The rows a claim needs where row() cannot name them: params that hold a size following the GPU, rows that
+  // meet a condition, a point of a sweep. Each follows rows() for the variant itself; a row they need that
+  // the run lacks is a ClaimError in a complete run and NotApplicable otherwise (the options chose a sweep
+  // without it).
+
+  // The one row a single-point variant writes, whatever its params. A second row is a ClaimError: a claim
+  // that reads one row must not silently ignore another.
+  const Row& only(std::string_view variant) const;
+  double only_value(std::string_view variant, std::string_view column) const { return value(only(variant), column); }
+  // The rows of `variant` for which `keep` is true, in run order (at least one). `what` names them in the
+  // message: "variant V has no row <what>".
+  std::vector<const Row*> rows_where(std::string_view variant, const std::function<bool(const Row&)>& keep,
+                                     std::string_view what) const;
+  // The one row of rows_where (a second is a ClaimError).
+  const Row& only_where(std::string_view variant, const std::function<bool(const Row&)>& keep,
+                        std::string_view what) const;
+  // A sweep over sizes: the rows of `variant` with exactly `params` (at least one), which row() cannot tell
+  // apart because only their size differs.
+  std::vector<const Row*> sweep(std::string_view variant, std::string_view params = "") const;
+  // The row of that sweep at exactly `size`. A sweep that ends below `size` is not applicable (--size cut it
+  // short); one that reaches past `size` without a row there is missing a row.
+  const Row& at_size(std::string_view variant, std::string_view params, std::uint64_t size) const;
+  // The row of `variant` with the largest `column` (as cml::largest).
+  const Row& largest(std::string_view variant, std::string_view column) const;
+  // How many rows of `variant` did not verify: the value of a fact demo's claim that every fact holds.
+  double unverified_rows(std::string_view variant) const;
+  // num / den point by point: for every row of `den`, the row of `num` with the same params.
+  std::vector<double> paired_ratios(std::string_view num, std::string_view den,
+                                    std::string_view column = "gb_per_s") const;
+  // The largest max / min within groups of `variant`'s rows, a group being the part of params before
+  // `separator` ("offset=11" of "offset=11 block=256"): the worst spread the rest of the params causes.
+  double max_spread_within_groups(std::string_view variant, std::string_view separator,
+                                  std::string_view column = "gb_per_s") const;
+
   // A numeric column of a row; an empty cell is NaN. A column the row does not have -> ClaimError.
   static double value(const Row& r, std::string_view column);
   double value(const At& at) const { return value(row(at.variant, at.params), at.column); }
@@ -112,6 +146,7 @@ class RunRows {
 
  private:
   void check_variant(std::string_view variant) const;
+  [[noreturn]] void missing(const std::string& what) const;
   std::vector<Row> rows_;
   std::vector<std::string> variants_;
   std::map<std::string, std::string> waived_;
@@ -126,6 +161,12 @@ double min_of(const std::vector<double>& v);
 double max_of(const std::vector<double>& v);
 // The largest |x / ref - 1| over `v`: how far a sweep strays from a reference point (NaN-propagating).
 double max_rel_deviation(const std::vector<double>& v, double ref);
+// v[i] / v[i - 1] for each step of a sweep in run order: min_of / max_of give a trend's worst step.
+std::vector<double> step_ratios(const std::vector<double>& v);
+// The row with the largest (smallest) `column`, the first of equal ones; "size" gives the end (start) of a
+// sweep. Empty -> ClaimError.
+const Row& largest(const std::vector<const Row*>& rows, std::string_view column);
+const Row& smallest(const std::vector<const Row*>& rows, std::string_view column);
 
 struct Claim {
   std::string name;     // snake_case, unique within the demo: --claim, JSON and the claims CSV
@@ -140,6 +181,12 @@ struct Claim {
 // A ratio of two cells, with `measure` written from the cells.
 Claim ratio_claim(std::string name, std::string text, At num, At den, Bound bound, std::string why,
                   ClaimKind kind = ClaimKind::device);
+// The same for the one rows (RunRows::only) of two single-point variants whose params name a size that
+// follows the GPU, so no At could spell them.
+Claim only_ratio_claim(std::string name, std::string text, std::string num_variant, std::string den_variant,
+                       std::string column, Bound bound, std::string why);
+// Every row of `variants` verified: the value is how many did not, the bound <= 0.
+Claim all_verified_claim(std::string name, std::string text, std::vector<std::string> variants, std::string why);
 
 struct ClaimResult {
   std::string name;

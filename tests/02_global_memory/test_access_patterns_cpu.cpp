@@ -1,7 +1,6 @@
 // Host-only logic of the chapter-02 access-pattern demos: the launch-level model (distinct sectors,
 // sectors per request, columns), the sweeps, the CPU references and checks the demos rely on (a check
-// that cannot fail proves nothing, so each is shown to catch the errors it is there for), and the
-// helpers the chapter's claims compute their values with.
+// that cannot fail proves nothing, so each is shown to catch the errors it is there for).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,7 +11,6 @@
 #include <vector>
 
 #include "02_global_memory/kernels/aos_soa_reference.hpp"
-#include "02_global_memory/kernels/claim_support.hpp"
 #include "02_global_memory/kernels/data_kinds.hpp"
 #include "02_global_memory/kernels/demo_support.hpp"
 #include "02_global_memory/kernels/matrix_sum_reference.hpp"
@@ -231,52 +229,6 @@ TEST(Ch02Checks, PoisonAndEqualReportAbsoluteIndices) {
   expect_poison(p, poisoned.data(), 4, 50);
   ASSERT_EQ(p.mismatches, 1u);
   EXPECT_NE(p.first[0].find("index 52"), std::string::npos);
-}
-
-// ---- claim helpers --------------------------------------------------------------------------------------
-
-Row claim_row(const std::string& variant, const std::string& params, double gb_per_s) {
-  Row r;
-  r.demo = "demo";
-  r.variant = variant;
-  r.params = params;
-  r.gb_per_s = gb_per_s;
-  r.verified = true;
-  return r;
-}
-
-RunRows claim_rows(bool complete = true) {
-  return RunRows({claim_row("a", "offset=0 block=128", 100.0), claim_row("a", "offset=0 block=256", 104.0),
-                  claim_row("a", "offset=11 block=128", 90.0), claim_row("a", "offset=11 block=256", 99.0),
-                  claim_row("b", "offset=0 block=128", 50.0), claim_row("b", "offset=0 block=256", 52.0),
-                  claim_row("b", "offset=11 block=128", 45.0), claim_row("b", "offset=11 block=256", 33.0)},
-                 {"a", "b", "c"}, {}, {}, complete);
-}
-
-TEST(Ch02ClaimSupport, RowEndingFindsOneRowOrSaysWhyNot) {
-  const RunRows r = claim_rows();
-  EXPECT_DOUBLE_EQ(value_ending(r, "a", "offset=11 block=256"), 99.0);
-  EXPECT_THROW(row_ending(r, "a", "block=128"), ClaimError);  // two rows match: ambiguous
-  EXPECT_THROW(row_ending(r, "a", "block=512"), ClaimError);  // the default sweep must have it
-  EXPECT_THROW(row_ending(claim_rows(false), "a", "block=512"), NotApplicable);
-  EXPECT_THROW(row_ending(r, "c", "block=128"), ClaimError);  // a variant that produced no rows
-  EXPECT_THROW(row_ending(r, "nope", "block=128"), ClaimError);
-}
-
-TEST(Ch02ClaimSupport, PairedRatiosMatchParams) {
-  const auto v = paired_ratios(claim_rows(), "b", "a");
-  EXPECT_EQ(v, (std::vector<double>{0.5, 0.5, 0.5, 33.0 / 99.0}));
-  const RunRows missing({claim_row("a", "offset=0", 1.0), claim_row("b", "offset=1", 1.0)}, {"a", "b"});
-  EXPECT_THROW(paired_ratios(missing, "b", "a"), ClaimError);
-}
-
-TEST(Ch02ClaimSupport, StepRatiosAndGroupSpreads) {
-  EXPECT_EQ(step_ratios({1.0, 2.0, 1.0}), (std::vector<double>{2.0, 0.5}));
-  EXPECT_THROW(step_ratios({1.0}), ClaimError);
-  EXPECT_TRUE(std::isnan(max_of(step_ratios({1.0, kNaN, 2.0}))));
-  // Within offset=0: 104 / 100; within offset=11: 99 / 90 (the offsets are not compared with each other).
-  EXPECT_DOUBLE_EQ(max_spread_within_groups(claim_rows(), "a", " block="), 99.0 / 90.0);
-  EXPECT_DOUBLE_EQ(max_spread_within_groups(claim_rows(), "b", " block="), 45.0 / 33.0);
 }
 
 // ---- The data a benchmark fills its buffers with -----------------------------------------------------------

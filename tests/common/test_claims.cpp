@@ -160,6 +160,133 @@ TEST(Claims, SweepHelpersPropagateNaN) {
   EXPECT_THROW(max_of({}), ClaimError);
 }
 
+// ---- Finding rows for a claim -----------------------------------------------------------------------------
+
+Row sized(const std::string& variant, const std::string& params, std::uint64_t size, double gb_per_s) {
+  Row r = row(variant, params, gb_per_s);
+  r.size = size;
+  return r;
+}
+
+// A single-point variant whose params name a size, one that wrote two rows (one failed its check), a size
+// sweep in two directions, a variant of the table that wrote nothing and a waived one.
+RunRows helper_rows(bool complete = true, std::vector<std::string> selected = {}) {
+  std::vector<Row> rows = {row("one", "n=4096", 10.0), row("twice", "", 1.0), row("twice", "", 2.0)};
+  rows[2].verified = false;
+  for (std::uint64_t size : {1024, 4096, 16384}) {
+    rows.push_back(sized("copy", "dir=h2d", size, static_cast<double>(size) / 1024));
+    rows.push_back(sized("copy", "dir=d2h", size, static_cast<double>(size) / 512));
+  }
+  return RunRows(rows, {"one", "twice", "copy", "none", "waived"}, {{"waived", "needs two GPUs"}},
+                 std::move(selected), complete);
+}
+
+TEST(RunRowsHelpers, OnlyIsExactlyOneRow) {
+  const RunRows r = helper_rows();
+  EXPECT_EQ(r.only("one").params, "n=4096");
+  EXPECT_DOUBLE_EQ(r.only_value("one", "gb_per_s"), 10.0);
+  EXPECT_THROW(r.only("twice"), ClaimError);  // a second row is a defect, never ignored
+  EXPECT_THROW(r.only_value("twice", "gb_per_s"), ClaimError);
+  EXPECT_THROW(r.only("none"), ClaimError);  // the default sweep must have the row
+  EXPECT_THROW(helper_rows(false).only("none"), NotApplicable);
+  EXPECT_THROW(r.only("waived"), NotApplicable);
+  EXPECT_THROW(helper_rows(true, {"twice"}).only("one"), NotApplicable);
+  EXPECT_THROW(r.only("nope"), ClaimError);
+  // Two rows stay an error whatever the options: they are not a sweep the options chose.
+  EXPECT_THROW(helper_rows(false).only("twice"), ClaimError);
+}
+
+TEST(RunRowsHelpers, RowsWhereNeedsAtLeastOne) {
+  const RunRows r = helper_rows();
+  const auto wide = [](const Row& row) { return row.size >= 4096; };
+  EXPECT_EQ(r.rows_where("copy", wide, "of 4 KiB or more").size(), 4u);
+  const auto huge = [](const Row& row) { return row.size > 16384; };
+  try {
+    (void)r.rows_where("copy", huge, "above 16 KiB");
+    ADD_FAILURE() << "no row matched, yet no exception";
+  } catch (const ClaimError& e) {
+    EXPECT_EQ(std::string(e.what()), "variant copy has no row above 16 KiB");
+  }
+  EXPECT_THROW(helper_rows(false).rows_where("copy", huge, "above 16 KiB"), NotApplicable);
+  EXPECT_THROW(r.rows_where("waived", wide, "w"), NotApplicable);
+  // only_where: the one such row.
+  const auto h2d_4k = [](const Row& row) { return row.params == "dir=h2d" && row.size == 4096; };
+  EXPECT_DOUBLE_EQ(RunRows::value(r.only_where("copy", h2d_4k, "at 4 KiB to the device"), "gb_per_s"), 4.0);
+  EXPECT_THROW(r.only_where("copy", wide, "of 4 KiB or more"), ClaimError);
+  EXPECT_THROW(helper_rows(false).only_where("copy", huge, "above 16 KiB"), NotApplicable);
+}
+
+TEST(RunRowsHelpers, LargestSmallestAndSizes) {
+  const RunRows r = helper_rows();
+  EXPECT_EQ(r.largest("copy", "size").size, 16384u);
+  EXPECT_EQ(r.largest("copy", "size").params, "dir=h2d");  // the first of equal rows
+  EXPECT_DOUBLE_EQ(r.largest("copy", "gb_per_s").gb_per_s, 32.0);
+  EXPECT_DOUBLE_EQ(largest(r.sweep("copy", "dir=d2h"), "size").gb_per_s, 32.0);
+  EXPECT_EQ(smallest(r.sweep("copy", "dir=d2h"), "size").size, 1024u);
+  EXPECT_THROW(largest({}, "size"), ClaimError);
+  EXPECT_THROW(r.largest("one", "no_such_column"), ClaimError);
+
+  EXPECT_EQ(r.sweep("copy", "dir=h2d").size(), 3u);
+  EXPECT_THROW(r.sweep("copy", "dir=d2d"), ClaimError);
+  EXPECT_THROW(helper_rows(false).sweep("copy", "dir=d2d"), NotApplicable);
+  EXPECT_DOUBLE_EQ(r.at_size("copy", "dir=d2h", 4096).gb_per_s, 8.0);
+  EXPECT_THROW(r.at_size("copy", "dir=h2d", 65536), NotApplicable);  // the sweep ends below it
+  EXPECT_THROW(r.at_size("copy", "dir=h2d", 2048), ClaimError);      // passed without a row there
+  EXPECT_THROW(helper_rows(false).at_size("copy", "dir=h2d", 2048), NotApplicable);
+}
+
+TEST(RunRowsHelpers, UnverifiedRowsAndTheirClaim) {
+  const RunRows r = helper_rows();
+  EXPECT_DOUBLE_EQ(r.unverified_rows("twice"), 1.0);
+  EXPECT_DOUBLE_EQ(r.unverified_rows("copy"), 0.0);
+  EXPECT_THROW(r.unverified_rows("none"), ClaimError);
+
+  const auto res = evaluate_claims({all_verified_claim("all_good", "t", {"one", "twice"}, "w")}, r);
+  ASSERT_EQ(res.size(), 1u);
+  EXPECT_EQ(res[0].status, ClaimStatus::not_held);
+  EXPECT_DOUBLE_EQ(res[0].value, 1.0);
+  EXPECT_EQ(res[0].measure, "rows of one twice that did not verify");
+  EXPECT_EQ(res[0].bound, "<= 0");
+}
+
+TEST(RunRowsHelpers, OnlyRatioClaimReadsOneRowsWhateverTheirParams) {
+  std::vector<Row> rows = {row("l1", "n=512", 400.0), row("l2", "n=4096", 100.0), row("two", "", 1.0),
+                           row("two", "", 1.0)};
+  const RunRows r(rows, {"l1", "l2", "two"});
+  const auto held = evaluate_claims(
+      {only_ratio_claim("l1_beats_l2", "t", "l1", "l2", "gb_per_s", Bound::at_least(2.0), "w")}, r);
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].status, ClaimStatus::held);
+  EXPECT_DOUBLE_EQ(held[0].value, 4.0);
+  EXPECT_EQ(held[0].measure, "gb_per_s l1 / gb_per_s l2");
+  const auto two = evaluate_claims({only_ratio_claim("c", "t", "two", "l2", "gb_per_s", Bound::at_least(0), "w")}, r);
+  EXPECT_EQ(two[0].status, ClaimStatus::error);
+}
+
+// Two variants swept over offset and block, for the point-by-point and per-group helpers.
+RunRows offset_rows() {
+  return RunRows({row("a", "offset=0 block=128", 100.0), row("a", "offset=0 block=256", 104.0),
+                  row("a", "offset=11 block=128", 90.0), row("a", "offset=11 block=256", 99.0),
+                  row("b", "offset=0 block=128", 50.0), row("b", "offset=0 block=256", 52.0),
+                  row("b", "offset=11 block=128", 45.0), row("b", "offset=11 block=256", 33.0)},
+                 {"a", "b"});
+}
+
+TEST(RunRowsHelpers, PairedRatiosMatchParams) {
+  EXPECT_EQ(offset_rows().paired_ratios("b", "a"), (std::vector<double>{0.5, 0.5, 0.5, 33.0 / 99.0}));
+  const RunRows missing({row("a", "offset=0", 1.0), row("b", "offset=1", 1.0)}, {"a", "b"});
+  EXPECT_THROW(missing.paired_ratios("b", "a"), ClaimError);
+}
+
+TEST(RunRowsHelpers, StepRatiosAndGroupSpreads) {
+  EXPECT_EQ(step_ratios({1.0, 2.0, 1.0}), (std::vector<double>{2.0, 0.5}));
+  EXPECT_THROW(step_ratios({1.0}), ClaimError);
+  EXPECT_TRUE(std::isnan(max_of(step_ratios({1.0, kNaN, 2.0}))));
+  // Within offset=0: 104 / 100; within offset=11: 99 / 90 (the offsets are not compared with each other).
+  EXPECT_DOUBLE_EQ(offset_rows().max_spread_within_groups("a", " block="), 99.0 / 90.0);
+  EXPECT_DOUBLE_EQ(offset_rows().max_spread_within_groups("b", " block="), 45.0 / 33.0);
+}
+
 TEST(Claims, NotJudgedStillSurfacesErrors) {
   const std::vector<Claim> claims = {ratio_claim("ok", "t", {"slow"}, {"fast"}, Bound::at_most(0.1), "w"),
                                      ratio_claim("broken", "t", {"nope"}, {"fast"}, Bound::at_most(1.0), "w")};
