@@ -49,6 +49,17 @@ inline std::unique_ptr<PersistingL2Guard> set_aside_or_waive(std::size_t bytes) 
   return guard;
 }
 
+// The --set-aside option, declared beside its parser. `fit`: the demo sizes each windowed row's set-aside to its
+// table when the user says "fit"; `what` names what the set-aside is for in --help; a demo with nothing to
+// measure without a set-aside refuses 0 in its check_options and says so here.
+inline ExtraOption set_aside_extra(bool fit, const std::string& default_value, const std::string& what,
+                                   bool zero_allowed = true) {
+  return {"set-aside",
+          what + ": " + (fit ? "fit (the table, at most the largest), " : "") + "max (persistingL2CacheMaxSize), " +
+              (zero_allowed ? "0 (none) or a size" : "or a size (not 0)"),
+          default_value, false};
+}
+
 // --set-aside on this device: see parse_set_aside.
 inline std::optional<std::size_t> set_aside_request(const Context& ctx, bool fit_allowed) {
   return parse_set_aside(ctx.extra_text("set-aside"), ctx.device().persisting_l2_max, fit_allowed);
@@ -88,6 +99,11 @@ inline std::optional<std::size_t> persist_option(const Context& ctx, std::size_t
 // --size of a run that streams its buffer in passes: each pass reads at least one 16-byte load.
 inline void check_stream_size(const Context& ctx) {
   if (ctx.size() < sizeof(uint4)) throw CliError("--size: at least 16 bytes per pass");
+}
+
+// The --passes option (1 ... 64), declared beside its parser; `what` says what one pass is.
+inline ExtraOption passes_extra(const std::string& what, const std::string& default_value) {
+  return {"passes", what + " (1 ... 64; --quick: 2)", default_value, true};
 }
 
 // --passes: 1 ... 64 (the default is the option's; --quick uses `quick` unless --passes is given).

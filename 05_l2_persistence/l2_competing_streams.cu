@@ -241,8 +241,8 @@ Demo make_demo() {
   // checks the run's own --passes and --persist.
   d.device_bytes = [](std::uint64_t n) { return 16.0 * static_cast<double>(n) + 512e6; };
   d.extras = {
-      {"passes", "passes per launch (1 ... 64; --quick: 2)", "8", true},
-      {"set-aside", "set-aside of the windowed rows: max (persistingL2CacheMaxSize), 0 or a size", "max", false},
+      passes_extra("passes per launch", "8"),
+      set_aside_extra(false, "max", "set-aside of the windowed rows"),
       {"persist", "table size of each kernel (auto: the set-aside)", "auto", false},
   };
   d.check_options = [](Context& ctx) {

@@ -227,8 +227,8 @@ Demo make_demo() {
   // The working set, the polluter (the set-aside, < 128 MiB), per-thread outputs and the L2 flush buffer.
   d.device_bytes = [](std::uint64_t n) { return static_cast<double>(n) + 512e6; };
   d.extras = {
-      {"passes", "re-reads of the working set per launch (1 ... 64; --quick: 2)", "16", true},
-      {"set-aside", "persisting L2 set-aside: max (persistingL2CacheMaxSize) or a size (not 0)", "max", false},
+      passes_extra("re-reads of the working set per launch", "16"),
+      set_aside_extra(false, "max", "persisting L2 set-aside", false),
   };
   d.check_options = [](Context& ctx) {
     check_stream_size(ctx);

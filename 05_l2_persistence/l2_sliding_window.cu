@@ -302,9 +302,8 @@ Demo make_demo() {
   // check_options checks the run's own --passes and tables.
   d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 512e6; };
   d.extras = {
-      {"passes", "passes per launch (1 ... 64; --quick: 2)", "8", true},
-      {"set-aside", "set-aside of the windowed rows: fit (each table, at most the largest), max, 0 or a size",
-       "fit", false},
+      passes_extra("passes per launch", "8"),
+      set_aside_extra(true, "fit", "set-aside of the windowed rows"),
       {"persist-sizes", "table sizes, e.g. 5M,10M,40M (auto: 1/8 ... 12/8 of the largest set-aside)", "auto",
        false},
   };

@@ -243,8 +243,8 @@ Demo make_demo() {
   // --passes and --persist.
   d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 512e6; };
   d.extras = {
-      {"passes", "passes per launch (1 ... 64; --quick: 2)", "8", true},
-      {"set-aside", "set-aside of the windowed rows: fit (the table), max, 0 or a size", "fit", false},
+      passes_extra("passes per launch", "8"),
+      set_aside_extra(true, "fit", "set-aside of the windowed rows"),
       {"persist", "table size (auto: 3/4 of the largest set-aside)", "auto", false},
   };
   d.check_options = [](Context& ctx) {
