@@ -11,6 +11,7 @@ import json
 import os
 import platform
 import subprocess
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -20,6 +21,21 @@ def sh(args):
         return subprocess.run(args, capture_output=True, text=True, timeout=30, cwd=ROOT).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""
+
+
+def source_tree():
+    """The git tree hash of the files as they are on disk (tracked and untracked files git does not ignore),
+    made on a temporary index so the checkout's own index is untouched. It equals the tree of the commit that
+    holds exactly this code (`git log --format='%h %T'` finds it), also where the .git beside the files is not
+    the one they came from, or `git describe` says -dirty."""
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, GIT_INDEX_FILE=os.path.join(d, "index"))
+        try:
+            subprocess.run(["git", "add", "-A"], cwd=ROOT, env=env, capture_output=True, timeout=120, check=True)
+            return subprocess.run(["git", "write-tree"], cwd=ROOT, env=env, capture_output=True, text=True,
+                                  timeout=60, check=True).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
 
 
 def gpus():
@@ -84,6 +100,7 @@ def main():
         # CML_SOURCE_VERSION names the code when the tree was copied without its .git.
         "git_describe": os.environ.get("CML_SOURCE_VERSION")
         or sh(["git", "describe", "--always", "--dirty", "--tags"]) or "not a git checkout",
+        "source_tree": source_tree() or "not a git checkout",
         "command": a.command,
         "wall_s": a.wall_s,
         "gpu_count": len(g),
