@@ -57,11 +57,15 @@ expect_usage_error scripts/ci_cuda12.sh --gpu --no-ctest
 expect_usage_error scripts/check_state.sh --build
 expect_usage_error scripts/profile.sh
 expect_usage_error scripts/timeline.sh --nsys
+expect_usage_error scripts/run_demo.sh --bogus
+expect_usage_error scripts/run_demo.sh
+expect_usage_error scripts/run_demo.sh no_such_demo
 # The Python helpers keep argparse's answer (exit 2, a usage line, then "<tool>: error: ..."), never a traceback.
 if command -v python3 >/dev/null; then
   expect_argparse_error scripts/profile_table.py --ncu /nonexistent.csv --demo /nonexistent.csv
   expect_argparse_error scripts/provenance.py /nonexistent
   expect_argparse_error scripts/check_docs.py --bogus
+  expect_argparse_error scripts/compare.py only_one.csv
   # report.py draws with matplotlib, which the report tests need anyway.
   python3 -c 'import matplotlib' 2>/dev/null && expect_argparse_error scripts/report.py /nonexistent
 fi
