@@ -37,6 +37,7 @@
 #include "02_global_memory/kernels/transpose_global.cuh"
 #include "common/access_model.hpp"
 #include "common/harness.hpp"
+#include "common/transpose.hpp"
 
 namespace {
 

@@ -43,12 +43,12 @@
 
 #include <fmt/format.h>
 
-#include "02_global_memory/kernels/transpose_global.cuh"
 #include "03_shared_memory/kernels/tma.cuh"
 #include "03_shared_memory/kernels/transpose_launch_model.hpp"
 #include "03_shared_memory/kernels/transpose_shared.cuh"
 #include "common/access_model.hpp"
 #include "common/harness.hpp"
+#include "common/transpose.hpp"
 
 namespace {
 
@@ -88,9 +88,9 @@ void tiled(Context& ctx) {
 }
 
 // How a row's params name the block order (row-major, the default, is not named).
-constexpr const char* order_label(ch02::BlockOrder order) {
-  return order == ch02::BlockOrder::kGrouped       ? " grouped-order"
-         : order == ch02::BlockOrder::kColumnMajor ? " column-order"
+constexpr const char* order_label(transpose::BlockOrder order) {
+  return order == transpose::BlockOrder::kGrouped       ? " grouped-order"
+         : order == transpose::BlockOrder::kColumnMajor ? " column-order"
                                                    : "";
 }
 
@@ -101,9 +101,9 @@ void padded_tile(Context& ctx) {
   const auto& s = b.shape();
   // kKind: 0 the plain padded tile, 1 the fast-path tile, 2 the fast-path tile with streaming hints, 3 the
   // fast-path tile with blocks in grouped order, 4 the same in column-major order.
-  constexpr ch02::BlockOrder order = kKind == 3   ? ch02::BlockOrder::kGrouped
-                                     : kKind == 4 ? ch02::BlockOrder::kColumnMajor
-                                                  : ch02::BlockOrder::kRowMajor;
+  constexpr transpose::BlockOrder order = kKind == 3   ? transpose::BlockOrder::kGrouped
+                                     : kKind == 4 ? transpose::BlockOrder::kColumnMajor
+                                                  : transpose::BlockOrder::kRowMajor;
   const transpose::Launch launch =
       kKind == 0   ? transpose::Launch(launch_transpose_padded_tile<kSide, kBlockRows>)
       : kKind == 2 ? transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, true>)
@@ -131,7 +131,7 @@ void wide_model(Row& row, const transpose::Shape& s, bool async = false) {
 
 // The TMA transposes: kSide x kSide tiles in by tensor loads and out by tensor stores, 4 x 4 blocks
 // transposed in registers by threads assigned with an XOR; persistent blocks.
-template <int kSide, int kStages, int kOut, ch02::BlockOrder kOrder, tma::Schedule kSchedule = tma::Schedule::kTickets>
+template <int kSide, int kStages, int kOut, transpose::BlockOrder kOrder, tma::Schedule kSchedule = tma::Schedule::kTickets>
 void tma_transpose(Context& ctx) {
   if (const std::string why = tma::tma_unsupported(ctx.device().cc_major, ctx.device().cc_minor); !why.empty())
     throw Waived(why);
@@ -191,7 +191,7 @@ void wide(Context& ctx, const std::string& params, const transpose::Launch& laun
 }
 
 // The float4 tile: all 8 blocks per SM or at most kVec4BlocksPerSm, fitted by kCarve, tiles in kOrder.
-template <ch02::BlockOrder kOrder, bool kCapped, Carve kCarve>
+template <transpose::BlockOrder kOrder, bool kCapped, Carve kCarve>
 void float4_tile(Context& ctx) {
   const std::string params = fmt::format("tile=64x64 threads=256{}{}{}",
                                          kCapped ? fmt::format(" blocks/SM<={}", kVec4BlocksPerSm) : "",
@@ -246,10 +246,10 @@ Demo make_demo() {
        [](Context& ctx) {
          transpose::Bench& b = transpose::bench(ctx);
          const auto& s = b.shape();
-         const dim3 blk = ch02::kDefaultBlock;
+         const dim3 blk = transpose::kDefaultBlock;
          Row& row = b.run(ctx, fmt::format("block={}x{}", blk.x, blk.y), Expect::kTranspose,
                           [](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t st) {
-                            ch02::launch_transpose_naive_row(in, out, r, c, st);
+                            transpose::launch_transpose_naive_row(in, out, r, c, st);
                           });
          const transpose::LaunchAccesses a = transpose::element_launch(s, blk.x, blk.y, true, true);
          transpose::set_global_model(row, a.ld, a.st);
@@ -261,10 +261,10 @@ Demo make_demo() {
          const auto& s = b.shape();
          // The tiles must beat the naive transpose a reader would tune, not the post's: 8x32 is the fastest
          // naive launch of chapter 02's block sweep on both reference GPUs.
-         for (const dim3 blk : {ch02::kDefaultBlock, dim3(8, 32)}) {
+         for (const dim3 blk : {transpose::kDefaultBlock, dim3(8, 32)}) {
            Row& row = b.run(ctx, fmt::format("block={}x{}", blk.x, blk.y), Expect::kTranspose,
                             [blk](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t st) {
-                              ch02::launch_transpose_naive_col(in, out, r, c, st, blk);
+                              transpose::launch_transpose_naive_col(in, out, r, c, st, blk);
                             });
            const transpose::LaunchAccesses a = transpose::element_launch(s, blk.x, blk.y, false, true);
            transpose::set_global_model(row, a.ld, a.st);
@@ -289,17 +289,17 @@ Demo make_demo() {
       {"fast_64x8_col", "fast_64x8 with blocks in column-major order (down each column of tiles)",
        padded_tile<64, 8, 4>},
       {"tile64_vec4", "64x64 tile, 256 threads, float4 loads/stores, chunk-swizzled tile",
-       float4_tile<ch02::BlockOrder::kRowMajor, false, Carve::kMaxShared>},
+       float4_tile<transpose::BlockOrder::kRowMajor, false, Carve::kMaxShared>},
       {"tile64_vec4_3pb", "tile64_vec4 with at most 3 blocks resident per SM (unused shared memory reserved)",
-       float4_tile<ch02::BlockOrder::kRowMajor, true, Carve::kMaxShared>},
+       float4_tile<transpose::BlockOrder::kRowMajor, true, Carve::kMaxShared>},
       {"tile64_vec4_l1", "tile64_vec4 with shared memory for its blocks only, the rest of the SM's memory L1",
-       float4_tile<ch02::BlockOrder::kRowMajor, false, Carve::kFit>},
+       float4_tile<transpose::BlockOrder::kRowMajor, false, Carve::kFit>},
       {"tile64_vec4_3pb_l1", "tile64_vec4_3pb capped by the carveout: shared memory for 3 tiles, the rest L1",
-       float4_tile<ch02::BlockOrder::kRowMajor, true, Carve::kFit>},
+       float4_tile<transpose::BlockOrder::kRowMajor, true, Carve::kFit>},
       {"tile64_vec4_col", "tile64_vec4 with blocks in column-major order",
-       float4_tile<ch02::BlockOrder::kColumnMajor, false, Carve::kMaxShared>},
+       float4_tile<transpose::BlockOrder::kColumnMajor, false, Carve::kMaxShared>},
       {"tile64_vec4_3pb_col", "tile64_vec4_3pb_l1 with blocks in column-major order",
-       float4_tile<ch02::BlockOrder::kColumnMajor, true, Carve::kFit>},
+       float4_tile<transpose::BlockOrder::kColumnMajor, true, Carve::kFit>},
       {"tile64_vec4_3pb_col_pf",
        "tile64_vec4_3pb_col, each block prefetching into L2 (evict-last) a later block's tile (CC >= 8.0)",
        [](Context& ctx) {
@@ -324,13 +324,13 @@ Demo make_demo() {
              true);
        }},
       {"tma_64x64", "TMA tensor loads and stores of 64x64 tiles, XOR-assigned 4x4 blocks in registers (CC >= 9.0)",
-       tma_transpose<64, 4, 2, ch02::BlockOrder::kRowMajor>},
+       tma_transpose<64, 4, 2, transpose::BlockOrder::kRowMajor>},
       {"tma_64x64_static", "tma_64x64 with the tiles split among the blocks in advance instead of taken by ticket",
-       tma_transpose<64, 4, 2, ch02::BlockOrder::kRowMajor, tma::Schedule::kStatic>},
+       tma_transpose<64, 4, 2, transpose::BlockOrder::kRowMajor, tma::Schedule::kStatic>},
       {"tma_64x64_col", "tma_64x64 with the tickets handing out tiles in column-major order",
-       tma_transpose<64, 4, 2, ch02::BlockOrder::kColumnMajor>},
+       tma_transpose<64, 4, 2, transpose::BlockOrder::kColumnMajor>},
       {"tma_128x128", "TMA transpose of 128x128 tiles: 512-byte pieces on both sides (CC >= 9.0)",
-       tma_transpose<128, 2, 1, ch02::BlockOrder::kRowMajor>},
+       tma_transpose<128, 2, 1, transpose::BlockOrder::kRowMajor>},
       {"tile_move_64x8",
        "not a transpose: tiled_64x8's kernel moving each tile untransposed to the transposed place (sides multiples "
        "of 64)",

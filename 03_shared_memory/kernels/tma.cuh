@@ -26,11 +26,11 @@
 #include <tuple>
 #include <utility>
 
-#include "02_global_memory/kernels/transpose_global.cuh"
 #include "common/cuda_check.hpp"
 #include "common/device_info.hpp"
 #include "common/driver_api.hpp"
 #include "common/occupancy.cuh"
+#include "common/transpose.cuh"
 
 namespace cml::tma {
 
@@ -604,10 +604,10 @@ __device__ __forceinline__ void transpose_tile_blocks(const float* in_tile, floa
 // Thread 0 keeps kStages tile loads in flight and issues the stores; the output buffer of a block's k-th
 // tile is refilled only once the store of its tile k - kOut has read it. tile_in[s] tells every thread
 // which tile stage s holds, or that there are none left.
-template <int kSide, int kStages, int kOut, ch02::BlockOrder kOrder, Schedule kSchedule = Schedule::kTickets>
+template <int kSide, int kStages, int kOut, transpose::BlockOrder kOrder, Schedule kSchedule = Schedule::kTickets>
 __global__ void __launch_bounds__(kTmaThreads)
     transpose_tma_kernel(const __grid_constant__ CUtensorMap in_map, const __grid_constant__ CUtensorMap out_map,
-                         ch02::TileGrid tiles, WorkCounter* q) {
+                         transpose::TileGrid tiles, WorkCounter* q) {
 #if CML_TMA_DEVICE
   using Shape = TmaTransposeShape<kSide, kStages, kOut>;
   constexpr int kTileFloats = kSide * kSide;
@@ -623,7 +623,7 @@ __global__ void __launch_bounds__(kTmaThreads)
   const auto load = [&](unsigned k) {
     unsigned item = kNone;
     if (source.take(item)) {
-      const ch02::TileIndex t = ch02::tile_of<kOrder>(item, tiles.tiles_x, tiles.tiles_y);
+      const transpose::TileIndex t = transpose::tile_of<kOrder>(item, tiles.tiles_x, tiles.tiles_y);
       std::uint64_t* bar = &full[k % kStages];
       mbarrier_arrive_expect_tx(bar, Shape::tile_bytes);  // a box always lands whole (zeros past the edge)
       tensor_load_2d(stage(k), &in_map, int(t.x) * kSide, int(t.y) * kSide, bar);
@@ -647,7 +647,7 @@ __global__ void __launch_bounds__(kTmaThreads)
     fence_proxy_async_shared();  // the tensor store below reads what these threads wrote
     __syncthreads();             // the whole tile written; every thread done with stage(k) and tile_in
     if (threadIdx.x == 0) {
-      const ch02::TileIndex t = ch02::tile_of<kOrder>(item, tiles.tiles_x, tiles.tiles_y);
+      const transpose::TileIndex t = transpose::tile_of<kOrder>(item, tiles.tiles_x, tiles.tiles_y);
       // Input rows r0 .. and columns c0 .. become output rows c0 .. and columns r0 ..; the TMA drops
       // whatever falls outside the output matrix.
       tensor_store_2d(&out_map, int(t.y) * kSide, int(t.x) * kSide, out_buffer(k));
@@ -888,7 +888,7 @@ inline void launch_tma_tensor_copy(const float* in, float* out, std::size_t n, c
 
 // out (cols x rows) = in^T (in: rows x cols), both sides multiples of 4 (transpose_tma_shape_unsupported).
 // Persistent grid of as many blocks as fit at once, taking tiles by `kSchedule`; `max_blocks` > 0 caps it.
-template <int kSide, int kStages, int kOut, ch02::BlockOrder kOrder = ch02::BlockOrder::kRowMajor,
+template <int kSide, int kStages, int kOut, transpose::BlockOrder kOrder = transpose::BlockOrder::kRowMajor,
           Schedule kSchedule = Schedule::kTickets>
 void launch_transpose_tma(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s,
                           unsigned max_blocks = 0) {
@@ -902,7 +902,7 @@ void launch_transpose_tma(const float* in, float* out, std::size_t rows, std::si
     maps.out_map = float_matrix_map(out, cols, rows, kSide, kSide, CU_TENSOR_MAP_SWIZZLE_NONE);
     maps.in = in, maps.out = out, maps.rows = rows, maps.cols = cols;
   }
-  const ch02::TileGrid tiles{unsigned((cols + kSide - 1) / kSide), unsigned((rows + kSide - 1) / kSide)};
+  const transpose::TileGrid tiles{unsigned((cols + kSide - 1) / kSide), unsigned((rows + kSide - 1) / kSide)};
   const auto kernel = transpose_tma_kernel<kSide, kStages, kOut, kOrder, kSchedule>;
   const Residency r = residency(kernel, kTmaThreads, Shape::smem_bytes);
   unsigned blocks = std::min(tiles.blocks(), r.sms * r.per_sm);

@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <optional>
 
-#include "02_global_memory/kernels/transpose_global.cuh"
 #include "03_shared_memory/kernels/transpose_shared.cuh"
 #include "common/access_model.hpp"
+#include "common/transpose.hpp"
 
 namespace cml::ch03 {
 

@@ -2,7 +2,7 @@
 // (coalesced), and writes it to the output along the output's rows (coalesced) by reading the tile down
 // its columns. Only the shared-memory side has to cope with the column walk, and banks decide its cost.
 //
-// Convention (02_global_memory/kernels/transpose_reference.hpp): `in` is rows x cols, row-major; `out` is
+// Convention (common/transpose.hpp): `in` is rows x cols, row-major; `out` is
 // cols x rows: out[c * rows + r] = in[r * cols + c]. Every kernel handles any shape (edge tiles are
 // bounds-checked; the 64 x 64 float4 kernels fall back to 4-byte accesses where 16-byte ones cannot be used).
 #pragma once
@@ -16,10 +16,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "02_global_memory/kernels/transpose_global.cuh"
 #include "common/cuda_check.hpp"
 #include "common/device_info.hpp"
 #include "common/occupancy.cuh"
+#include "common/transpose.cuh"
 
 namespace cml::ch03 {
 
@@ -77,10 +77,10 @@ __host__ __device__ constexpr int block_chunk(int t) { return t / kChunks; }
 
 namespace {
 
-using ch02::BlockOrder;
-using ch02::TileGrid;
-using ch02::TileIndex;
-using ch02::tile_of;
+using transpose::BlockOrder;
+using transpose::TileGrid;
+using transpose::TileIndex;
+using transpose::tile_of;
 
 // ---- 32 x 32 tiled transposes ---------------------------------------------------------------------
 // A block of 32 x kBlockRows threads moves one 32 x 32 tile; each thread moves 32 / kBlockRows elements
@@ -405,7 +405,7 @@ template <TileLayout kLayout, int kBlockRows>
 void launch_transpose_tiled(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
   static_assert(kTile % kBlockRows == 0, "the block's rows must divide the tile");
   if (rows == 0 || cols == 0) return;
-  const TileGrid g = ch02::tile_grid(cols, rows, kTile, kTile);
+  const TileGrid g = transpose::tile_grid(cols, rows, kTile, kTile);
   transpose_tiled_kernel<kLayout, kBlockRows><<<g.blocks(), dim3(kTile, kBlockRows), 0, s>>>(in, out, rows, cols, g);
   CUDA_CHECK_LAUNCH();
 }
@@ -433,7 +433,7 @@ template <int kSide, int kBlockRows>
 void launch_transpose_padded_tile(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
   static_assert(kSide % kBlockRows == 0 && kSide % 32 == 0, "whole warps along x; the rows divide the tile");
   if (rows == 0 || cols == 0) return;
-  const TileGrid g = ch02::tile_grid(cols, rows, kSide, kSide);
+  const TileGrid g = transpose::tile_grid(cols, rows, kSide, kSide);
   transpose_padded_tile_kernel<kSide, kBlockRows><<<g.blocks(), dim3(kSide, kBlockRows), 0, s>>>(in, out, rows, cols, g);
   CUDA_CHECK_LAUNCH();
 }
@@ -442,7 +442,7 @@ template <int kSide, int kBlockRows, bool kStreaming, BlockOrder kOrder = BlockO
 void launch_transpose_fast_tile(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
   static_assert(kSide % kBlockRows == 0 && kSide % 32 == 0, "whole warps along x; the rows divide the tile");
   if (rows == 0 || cols == 0) return;
-  const TileGrid g = ch02::tile_grid(cols, rows, kSide, kSide);
+  const TileGrid g = transpose::tile_grid(cols, rows, kSide, kSide);
   const dim3 block(kSide, kBlockRows);
   // 32-bit offsets are exact while every offset (and r0 + kSide, c0 + kSide) stays below 2^32.
   if ((rows + kSide) * (cols + kSide) < (std::size_t{1} << 32)) {
@@ -548,7 +548,7 @@ void launch_tile64_vec4_for(const float* in, float* out, std::size_t rows, std::
   if (rows == 0 || cols == 0) return;
   constexpr auto kernel = transpose_tile64_vec4_kernel<kOrder, kPerSm, kCarve, kPrefetch>;
   const std::size_t reserve = fit_blocks<kernel, kPerSm, kCarve>(kWideThreads);
-  const TileGrid g = ch02::tile_grid(cols, rows, kWide, kWide);
+  const TileGrid g = transpose::tile_grid(cols, rows, kWide, kWide);
   kernel<<<g.blocks(), kWideThreads, reserve, s>>>(in, out, rows, cols, g, vec4_aligned(in, out, rows, cols), ahead);
   CUDA_CHECK_LAUNCH();
 }
@@ -633,7 +633,7 @@ inline void launch_transpose_tile64_async(const float* in, float* out, std::size
     cached_device = device;
   }
   if (!unsupported.empty()) throw std::runtime_error("tile64_async: " + unsupported);
-  const TileGrid g = ch02::tile_grid(cols, rows, kWide, kWide);
+  const TileGrid g = transpose::tile_grid(cols, rows, kWide, kWide);
   unsigned blocks = std::min(g.blocks(), resident);
   if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
   transpose_tile64_async_kernel<<<blocks, kWideThreads, 0, s>>>(in, out, rows, cols, g,
@@ -659,7 +659,7 @@ inline std::string tile_move_shape_unsupported(std::size_t rows, std::size_t col
 inline void launch_tile_move(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
   if (rows == 0 || cols == 0) return;
   if (const std::string why = tile_move_shape_unsupported(rows, cols); !why.empty()) throw std::invalid_argument(why);
-  const TileGrid g = ch02::tile_grid(cols, rows, kProbeSide, kProbeSide);
+  const TileGrid g = transpose::tile_grid(cols, rows, kProbeSide, kProbeSide);
   transpose_padded_tile_kernel<kProbeSide, kProbeRows, TileDest::kMoved>
       <<<g.blocks(), dim3(kProbeSide, kProbeRows), 0, s>>>(in, out, rows, cols, g);
   CUDA_CHECK_LAUNCH();

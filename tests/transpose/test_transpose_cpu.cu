@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "02_global_memory/kernels/transpose_global.cuh"
-#include "02_global_memory/kernels/transpose_reference.hpp"
 #include "03_shared_memory/kernels/tma.cuh"
 #include "03_shared_memory/kernels/transpose_launch_model.hpp"
 #include "03_shared_memory/kernels/transpose_shared.cuh"
 #include "common/access_model.hpp"
+#include "common/transpose.hpp"
 
 namespace {
 

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "02_global_memory/kernels/transpose_global.cuh"
-#include "02_global_memory/kernels/transpose_reference.hpp"
 #include "03_shared_memory/kernels/tma.cuh"
 #include "03_shared_memory/kernels/transpose_shared.cuh"
 #include "common/testing.hpp"
+#include "common/transpose.hpp"
 
 namespace {
 
