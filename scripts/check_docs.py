@@ -292,6 +292,27 @@ def check_demo_sections(root, build):
     return failures
 
 
+# A commit hash in backticks (7 to 40 hex digits with at least one letter and one digit) or an ISO date.
+HASH_OR_DATE = re.compile(r"`(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?:-dirty)?`|\b20\d\d-[01]\d-[0-3]\d\b")
+
+
+def check_no_history(root):
+    """The chapters speak about CUDA and the reader's GPU, not about when or from which commit a figure was made:
+    that provenance lives in the reference set's REPORT.md. Code blocks are left alone."""
+    failures = []
+    for name in sorted(os.listdir(root)):
+        readme = os.path.join(root, name, "README.md")
+        if not (re.match(r"\d\d_", name) and os.path.isfile(readme)):
+            continue
+        text = open(readme).read()
+        for number, line in enumerate(re.sub(r"```.*?```", lambda m: "\n" * m.group(0).count("\n"), text,
+                                             flags=re.S).split("\n"), 1):
+            for m in HASH_OR_DATE.finditer(line):
+                failures.append(f"{name}/README.md:{number}: {m.group(0)} is a commit hash or a date: chapters "
+                                "leave provenance to the reference set's REPORT.md")
+    return failures
+
+
 def check_generated(root):
     failures = []
     for path, expected in report.render_chapter_readmes(root).items():
@@ -311,7 +332,8 @@ def main():
     groups = [("links", check_links(a.root, files)),
               ("markers and excerpts", check_markers(a.root, tracked_sources(a.root)) + check_excerpts(a.root, files)),
               ("demo sections", check_demo_sections(a.root, build)),
-              ("generated blocks", check_generated(a.root))]
+              ("generated blocks", check_generated(a.root)),
+              ("no commit hashes or dates in chapters", check_no_history(a.root))]
     failed = 0
     for name, fails in groups:
         for f in fails:

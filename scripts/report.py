@@ -151,7 +151,9 @@ def provenance_lines(prov):
     g = (prov.get("gpus") or [{}])[0]
     lines = [f"- **When**: {prov.get('date', '?')} {prov.get('time', '')}; wall time "
              f"{prov.get('wall_s') or '?'} s; command `{prov.get('command', '')}`",
-             f"- **Code**: `{prov.get('git_describe', '?')}`; CUDA architectures built: "
+             f"- **Code**: `{prov.get('git_describe', '?')}`"
+             + (f" (source tree `{prov['source_tree']}`)" if prov.get("source_tree") else "")
+             + "; CUDA architectures built: "
              f"{prov.get('cuda_architectures_built') or '?'}; {prov.get('nvcc', '')}",
              f"- **GPU**: {prov.get('gpu_count', '?')} x {g.get('name', '?')}; driver {g.get('driver_version', '?')}, "
              f"CUDA runtime {prov.get('cuda_runtime', '?')}; SM clock at the end {g.get('clocks.sm', '?')} "
@@ -409,8 +411,6 @@ def readme_source(root):
 
 def footnote(root, results, label, entry, d):
     """One generated line: the claims of `label` as measured in the reference set, with links to the data."""
-    prov = read_json(os.path.join(results, f"provenance.{label}.json")) or \
-        read_json(os.path.join(results, "provenance.json")) or {}
     claims = claims_summary.read_claims(results).get(label, [])
     parts = []
     for r in claims:
@@ -422,8 +422,8 @@ def footnote(root, results, label, entry, d):
     csv_rel = os.path.relpath(os.path.join(results, f"{label}.csv"), root)
     rep_rel = os.path.relpath(os.path.join(results, "REPORT.md"), root)
     command = entry.get("command") or f"build/bin/{demo_of(label, entry)}"
-    head = (f"_Reference: {d.get('name', 'GPU')}, {prov.get('date', '?')} (`{prov.get('git_describe', '?')}`), "
-            f"`{command}`: {held} of {judged} claims held")
+    # The chapter says which GPU and command; when and from which code the set's REPORT.md says (provenance).
+    head = f"_Reference: {d.get('name', 'GPU')}, `{command}`: {held} of {judged} claims held"
     body = ("; " + "; ".join(parts)) if parts else ""
     return f"{head}{body}. Data: [CSV](../{csv_rel}), [report](../{rep_rel})._"
 

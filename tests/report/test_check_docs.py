@@ -121,6 +121,21 @@ def main():
         print(f"{what}:", *(f"  {g}" for g in got) or ["  (nothing reported)"], sep="\n")
         if not got or not any(all(e in g for e in expected) for g in got):
             failures.append(f"{what}: expected a report with {expected}, got {got}")
+    # Chapters carry no commit hash or date outside code blocks (the reference set's REPORT.md keeps those).
+    with tempfile.TemporaryDirectory() as root:
+        os.makedirs(os.path.join(root, "01_topic"))
+        chapter = os.path.join(root, "01_topic", "README.md")
+        clean = "# 01\n\nThe copy runs at `0.99x` of `cudaMemcpy` (`vec4_reaches_memcpy`).\n```\nabc1234 2026-01-01\n```\n"
+        for what, text, want in [("clean prose", clean, 0),
+                                 ("a commit hash", clean + "Measured at `e11c540`.\n", 1),
+                                 ("a dirty describe", clean + "Code `7ab4223-dirty`.\n", 1),
+                                 ("a date", clean + "_Reference: H200, 2026-12-01._\n", 1)]:
+            with open(chapter, "w") as f:
+                f.write(text)
+            got = check_docs.check_no_history(root)
+            print(f"{what}:", got or "(nothing reported)")
+            if len(got) != want:
+                failures.append(f"no-history check, {what}: expected {want} report(s), got {got}")
     for f in failures:
         print(f"FAIL: {f}")
     print("ok" if not failures else f"{len(failures)} failed")
