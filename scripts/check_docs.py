@@ -10,7 +10,7 @@ chapter README with a figure, a link to a marked excerpt, a kernel excerpt, its 
 bullets, exercises and a link to the source it accompanies; every generated block (between
 <!-- results:NAME --> markers) matches what scripts/report.py makes of the committed reference data.
 
-    python3 scripts/check_docs.py [--root DIR] [--build DIR]
+    python3 scripts/check_docs.py [--root DIR] [--build-dir DIR]
 """
 import argparse
 import os
@@ -325,9 +325,9 @@ def check_generated(root):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", default=os.path.dirname(HERE))
-    ap.add_argument("--build", default=None)
+    ap.add_argument("--build-dir", default=None)
     a = ap.parse_args()
-    build = a.build or os.path.join(a.root, "build")
+    build = a.build_dir or os.path.join(a.root, "build")
     files = tracked_markdown(a.root)
     groups = [("links", check_links(a.root, files)),
               ("markers and excerpts", check_markers(a.root, tracked_sources(a.root)) + check_excerpts(a.root, files)),

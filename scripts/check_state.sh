@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Runs `ctest --schedule-random` twice in a row and checks that the device state (persisting-L2 limit,
 # a new stream's access-policy window, device flags, limits) reads the same before and after.
-#   scripts/check_state.sh [--build DIR] [extra ctest args]
+#   scripts/check_state.sh [--build-dir DIR] [extra ctest args]
 set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
 build="$CML_ROOT/build"
-case ${1:-} in -h|--help) sed -n '2,4p' "$0"; exit 0 ;; esac
-[ "${1:-}" = --build ] && { need_value "$@"; build=$2; shift 2; }
+case ${1:-} in -h|--help) sed -n '2,4p' "$CML_SELF"; exit 0 ;; esac
+[ "${1:-}" = --build-dir ] && { need_value "$@"; build=$(from_caller "$2"); shift 2; }
 build=$(cd "$build" && pwd) || die "no build directory $build"
 probe="$build/tests/state_probe"
 [ -x "$probe" ] || die "$probe not built"

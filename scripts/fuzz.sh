@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the CLI fuzzer (built with the project when clang++ is present) for a while and reports how many
-# inputs it tried.   scripts/fuzz.sh [--seconds N] [--build DIR]
+# inputs it tried.   scripts/fuzz.sh [--seconds N] [--build-dir DIR]
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 seconds=600
@@ -8,7 +8,8 @@ build="$CML_ROOT/build"
 while [ $# -gt 0 ]; do
   case $1 in
     --seconds) need_value "$@"; seconds=$2; shift 2 ;;
-    --build) need_value "$@"; build=$2; shift 2 ;;
+    --build-dir) need_value "$@"; build=$(from_caller "$2"); shift 2 ;;
+    -h|--help) sed -n '2,3p' "$CML_SELF"; exit 0 ;;
     *) usage_error "unknown option $1" ;;
   esac
 done

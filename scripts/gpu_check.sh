@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
     --no-claims) claims=0; shift ;;
     --no-build) no_build=1; shift ;;
     --claims-run) need_value "$@"; claims_run=$(from_caller "$2"); shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$CML_SELF"; exit 0 ;;
     *) usage_error "unknown option $1 (see --help)" ;;
   esac
 done
@@ -60,7 +60,7 @@ if [ $no_build -eq 1 ]; then :
 elif [ $status_configure = ok ] && cmake --build "$build" -j "$jobs" >"$logs/build.log" 2>&1; then status_build=ok; fi
 if [ $status_build = ok ]; then
   ctest --test-dir "$build" -j "$jobs" --timeout 600 --output-on-failure >"$logs/ctest.log" 2>&1 && status_ctest=ok
-  [ $has_gpu -eq 1 ] && bash scripts/sanitize.sh --tools memcheck --targets demos --build "$build" \
+  [ $has_gpu -eq 1 ] && bash scripts/sanitize.sh --tools memcheck --targets demos --build-dir "$build" \
     --logs "$logs/sanitize" >"$logs/memcheck.log" 2>&1 && status_memcheck=ok
   if [ $claims -eq 1 ] && [ -n "$claims_run" ]; then
     # The claims held and no demo failed (a failed demo's claims are not in the tally at all).

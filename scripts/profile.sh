@@ -8,6 +8,7 @@
 # launch, the L2 flushes or the copy ceiling). ncu always runs with --clock-control none.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
+case ${1:-} in -h|--help) sed -n '2,8p' "$CML_SELF"; exit 0 ;; esac
 [ $# -ge 1 ] || usage_error "usage: scripts/profile.sh <demo> [--variant NAME] [demo args]"
 demo=$1; shift
 build=${CML_BUILD:-$CML_ROOT/build}

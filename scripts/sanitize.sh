@@ -2,7 +2,7 @@
 # compute-sanitizer over every demo (--quick) and every GPU test binary, for each tool, with a table of
 # findings (tool x target). Needs a GPU and a built tree (scripts/gpu_check.sh or cmake --preset release).
 #   scripts/sanitize.sh [--tools memcheck,racecheck,initcheck,synccheck] [--targets demos|tests|all]
-#                       [--only REGEX] [--jobs N] [--shards K] [--timeout SECONDS] [--build DIR] [--logs DIR]
+#                       [--only REGEX] [--jobs N] [--shards K] [--timeout SECONDS] [--build-dir DIR] [--logs DIR]
 # --jobs runs N sanitizer processes at once (default: half the cores, at most 8); each test binary is split
 # into K GoogleTest shards (default: 8; never more than it has tests) that count as one target in the
 # table. Exit status: 0 when every run reports 0 findings, 1 otherwise.
@@ -25,9 +25,9 @@ while [ $# -gt 0 ]; do
     --jobs) need_value "$@"; jobs=$2; shift 2 ;;
     --shards) need_value "$@"; shards=$2; shift 2 ;;
     --timeout) need_value "$@"; per_run=$2; shift 2 ;;
-    --build) need_value "$@"; build=$2; shift 2 ;;
+    --build-dir) need_value "$@"; build=$(from_caller "$2"); shift 2 ;;
     --logs) need_value "$@"; logs=$2; shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,8p' "$CML_SELF"; exit 0 ;;
     *) usage_error "unknown option $1" ;;
   esac
 done

@@ -4,7 +4,7 @@
 #   scripts/test.sh [extra ctest arguments, e.g. -L cpu]
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
-case ${1:-} in -h|--help) sed -n '2,4p' "$0"; exit 0 ;; esac
+case ${1:-} in -h|--help) sed -n '2,4p' "$CML_SELF"; exit 0 ;; esac
 cd "$CML_ROOT"
 ensure_build_deps
 ensure_matplotlib || log "warning: matplotlib unavailable; the report test will fail"

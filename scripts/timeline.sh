@@ -11,7 +11,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 build=${CML_BUILD:-$CML_ROOT/build}
 case "${1:-}" in
-  -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,9p' "$CML_SELF"; exit 0 ;;
 esac
 if [ "${1:-}" = --nsys ]; then
   shift

@@ -51,7 +51,7 @@ echo "shard ${GTEST_SHARD_INDEX:-none} of ${GTEST_TOTAL_SHARDS:-none} sweep ${CM
 EOF
 chmod +x "$work/path/compute-sanitizer" "$work/build/bin/"* "$work/build/tests/two_gpu_tests"
 
-out=$(PATH="$work/path:$PATH" bash "$root/scripts/sanitize.sh" --build "$work/build" --tools memcheck,racecheck \
+out=$(PATH="$work/path:$PATH" bash "$root/scripts/sanitize.sh" --build-dir "$work/build" --tools memcheck,racecheck \
       --jobs 4 --timeout 3 2>&1)
 rc=$?
 pass=0 fail=0

@@ -1,6 +1,9 @@
 # Shared by the scripts: paths, colours-free logging, dependency checks.
 # shellcheck shell=bash
 CML_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# The script that sourced this file, as an absolute path: its --help reads its own header after it has changed
+# to the repository root, wherever it was started from and however it was named.
+CML_SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 # Where the script was started: a path on its command line means what it means there, even in the scripts
 # that then work from the repository root.
 CML_CALLER_DIR=$PWD
