@@ -17,7 +17,6 @@
 
 namespace cml::ch05 {
 
-inline constexpr std::size_t kMiB = std::size_t{1} << 20;
 
 inline double to_mib(std::size_t bytes) { return static_cast<double>(bytes) / static_cast<double>(kMiB); }
 

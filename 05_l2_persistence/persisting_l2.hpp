@@ -1,5 +1,5 @@
-// Owning the L2 persistence state: a guard for the set-aside limit and the stream windows, RAII graph types,
-// and read-back helpers for the three places a window can live (stream, graph kernel node, launch).
+// Owning the L2 persistence state: a guard for the set-aside limit and the stream windows, and read-back
+// helpers for the three places a window can live (stream, graph kernel node, launch).
 //
 // The persisting set-aside and persisting cache lines outlive the code that created them: a later kernel in the
 // same process (or a later benchmark sample) would run on a smaller L2 without knowing why. So every demo and
@@ -116,53 +116,6 @@ class PersistingL2Guard {
   std::size_t previous_ = 0;
   std::size_t limit_ = 0;
   std::vector<std::pair<cudaStream_t, cudaAccessPolicyWindow>> streams_;  // as found
-};
-
-// A CUDA graph (cudaGraphCreate / cudaGraphDestroy).
-class Graph {
- public:
-  Graph() { CUDA_CHECK(cudaGraphCreate(&g_, 0)); }
-  ~Graph() {
-    if (g_ != nullptr) CUDA_CHECK_NOTHROW(cudaGraphDestroy(g_));
-  }
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  Graph(Graph&& o) noexcept : g_(std::exchange(o.g_, nullptr)) {}
-  Graph& operator=(Graph&& o) noexcept {
-    if (this != &o) {
-      if (g_ != nullptr) CUDA_CHECK_NOTHROW(cudaGraphDestroy(g_));
-      g_ = std::exchange(o.g_, nullptr);
-    }
-    return *this;
-  }
-  cudaGraph_t get() const noexcept { return g_; }
-
- private:
-  cudaGraph_t g_ = nullptr;
-};
-
-// An instantiated graph (cudaGraphInstantiate / cudaGraphExecDestroy). Node attributes are copied at
-// instantiation: set them on the graph's nodes first.
-class GraphExec {
- public:
-  explicit GraphExec(const Graph& g) { CUDA_CHECK(cudaGraphInstantiate(&e_, g.get(), 0)); }
-  ~GraphExec() {
-    if (e_ != nullptr) CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(e_));
-  }
-  GraphExec(const GraphExec&) = delete;
-  GraphExec& operator=(const GraphExec&) = delete;
-  GraphExec(GraphExec&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
-  GraphExec& operator=(GraphExec&& o) noexcept {
-    if (this != &o) {
-      if (e_ != nullptr) CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(e_));
-      e_ = std::exchange(o.e_, nullptr);
-    }
-    return *this;
-  }
-  void launch(cudaStream_t s) const { CUDA_CHECK(cudaGraphLaunch(e_, s)); }
-
- private:
-  cudaGraphExec_t e_ = nullptr;
 };
 
 }  // namespace cml::ch05

@@ -69,6 +69,11 @@ struct Options {
   std::string extra_text(const CliSpec& spec, const std::string& name) const;
 };
 
+// The binary units of sizes, as parse_size reads their suffixes (k, M, G).
+inline constexpr std::uint64_t kKiB = std::uint64_t{1} << 10;
+inline constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+
 // Parses "4096", "64k", "16M", "1G" (binary multiples: k = 2^10, M = 2^20, G = 2^30). Rejects empty,
 // negative, zero, non-numeric, unknown suffixes and values above 2^62 (with or without the suffix).
 std::uint64_t parse_size(std::string_view text, std::string_view flag = "--size");

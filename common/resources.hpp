@@ -230,4 +230,51 @@ constexpr T ceil_div(T a, T b) {
   return (a + b - 1) / b;
 }
 
+// A CUDA graph (cudaGraphCreate / cudaGraphDestroy).
+class Graph {
+ public:
+  Graph() { CUDA_CHECK(cudaGraphCreate(&g_, 0)); }
+  ~Graph() {
+    if (g_ != nullptr) CUDA_CHECK_NOTHROW(cudaGraphDestroy(g_));
+  }
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  Graph(Graph&& o) noexcept : g_(std::exchange(o.g_, nullptr)) {}
+  Graph& operator=(Graph&& o) noexcept {
+    if (this != &o) {
+      if (g_ != nullptr) CUDA_CHECK_NOTHROW(cudaGraphDestroy(g_));
+      g_ = std::exchange(o.g_, nullptr);
+    }
+    return *this;
+  }
+  cudaGraph_t get() const noexcept { return g_; }
+
+ private:
+  cudaGraph_t g_ = nullptr;
+};
+
+// An instantiated graph (cudaGraphInstantiate / cudaGraphExecDestroy). Node attributes are copied at
+// instantiation: set them on the graph's nodes first.
+class GraphExec {
+ public:
+  explicit GraphExec(const Graph& g) { CUDA_CHECK(cudaGraphInstantiate(&e_, g.get(), 0)); }
+  ~GraphExec() {
+    if (e_ != nullptr) CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(e_));
+  }
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+  GraphExec(GraphExec&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  GraphExec& operator=(GraphExec&& o) noexcept {
+    if (this != &o) {
+      if (e_ != nullptr) CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(e_));
+      e_ = std::exchange(o.e_, nullptr);
+    }
+    return *this;
+  }
+  void launch(cudaStream_t s) const { CUDA_CHECK(cudaGraphLaunch(e_, s)); }
+
+ private:
+  cudaGraphExec_t e_ = nullptr;
+};
+
 }  // namespace cml

@@ -16,8 +16,6 @@
 
 namespace cml::ch01 {
 
-inline constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
-inline constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 // The smallest granule any GPU with virtual memory management reports; --step must be at least this.
 inline constexpr std::uint64_t kMinGranule = 2 * kMiB;
 inline constexpr std::uint64_t kDefaultStep = 256 * kMiB;

@@ -14,6 +14,7 @@
 namespace {
 
 using namespace cml::ch05;
+using cml::kMiB;
 
 // A set-aside and a maximum window of the kind drivers report: neither is a power of two, so rounding in the
 // planning code shows.
