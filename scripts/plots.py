@@ -29,8 +29,9 @@ from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 # Spec keys (all optional except run, name, title, x, xlabel, ylabel):
-#   run          regex on the run label; name: png file stem (None: the run label, for a spec serving
-#                several runs; "title_by_label" then gives each run's title suffix, else " (label)")
+#   run          regex on the run label; name: png file stem (None: the run label, plus "name_suffix" if
+#                given, for a spec serving several runs; "title_by_label" then gives each run's title suffix,
+#                else " (label)")
 #   kind         "line" | "bar" | "scatter" | "table" (a fact demo's rows as a picture; "columns":
 #                [(header, column or params key)], failed rows in red)
 #   x, y         column or params key; y_fn: callable(row) -> value instead of y
@@ -45,6 +46,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: 
 #   link_model   pinned_bandwidth only: the PCIe link's theoretical rate as the model line
 #   label_off_model  scatter: name (params) the points more than 25 % off the model
 #   ref          (y, label): a dotted grey reference line (1 = the baseline); vline: (x, label)
+#   vlines       callable(rows, device header) -> [(x, label)]: marks where a cache size predicts a knee
 #   logx, log2x, logy, log2y: log axes; x_bytes: label a log x axis in B / KiB / MiB / GiB
 #   ylim         (lo, hi) overrides the automatic range (normalised linear axes start at 0)
 #   annotate     format of the value printed on each bar, e.g. "{:.2f}x"
@@ -54,6 +56,27 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: 
 #   fallback     overrides used when no row has the y column (a run older than it); y columns "vs_*"
 #                fall back to gb_per_s by default
 _CEIL = "bandwidth (\u00d7 the copy ceiling of this run)"
+
+
+def _device_of(runs):
+    """The device header of any run of the set (all runs of one set share the GPU), or {}."""
+    for entry in (runs or {}).values():
+        d = ((entry or {}).get("json") or {}).get("device")
+        if d:
+            return d
+    return {}
+
+
+def _cache_marks(rows, device):
+    """latency_ladder: the largest working set the demo counts as an L1 hit, and the L2 size."""
+    marks = []
+    l1 = [as_float(value(r, "working_set_bytes")) for r in rows if value(r, "plateau_by_size") == "L1"]
+    l1 = [x for x in l1 if x]
+    if l1:
+        marks.append((max(l1), f"largest L1-resident working set ({_bytes_label(max(l1), None)})"))
+    if device.get("l2_bytes"):
+        marks.append((float(device["l2_bytes"]), f"L2 size ({_bytes_label(float(device['l2_bytes']), None)})"))
+    return marks
 
 
 def _f(row, key):
@@ -99,8 +122,9 @@ SPECS = [
     # 01_memory_model
     dict(run="latency_ladder", name="latency_ladder",
          title="How long does one dependent load wait, by where its working set fits?",
-         x="working_set_bytes", y="cycles_per_load", where={"params": "ws=.*"}, logx=True,
-         xlabel="working set (bytes, log scale)", ylabel="SM cycles per dependent load"),
+         x="working_set_bytes", y="cycles_per_load", where={"params": "ws=.*"}, logx=True, log2x=True, x_bytes=True,
+         vlines=_cache_marks,
+         xlabel="working set (log scale)", ylabel="SM cycles per dependent load"),
     dict(run="cache_bandwidth", name="cache_bandwidth", kind="bar",
          title="How much faster do L2 and L1 serve reads than DRAM?",
          x="variant", y="gb_per_s", norm={"match": {"variant": "dram"}}, ref=(1.0, "DRAM read bandwidth (1\u00d7)"),
@@ -215,12 +239,22 @@ SPECS = [
          tick_extra=_sectors, annotate="{:.2f}", xlabel="kernel (model sectors per load / store request)",
          ylabel="bandwidth (\u00d7 cudaMemcpy D2D of this run)"),
     # 03_shared_memory
+    # The ladder a learner climbs, eight kernels; the performance variants get a panel of their own.
     dict(run="transpose_shared(_16384)?", name=None,
          title="How close does a shared-memory transpose get to cudaMemcpy?",
          title_by_label={"transpose_shared": " (8192 \u00d7 8192)", "transpose_shared_16384": " (16384 \u00d7 16384)"},
          kind="bar", x="variant", y="vs_memcpy", ref=(1.0, "cudaMemcpy D2D (1\u00d7)"), tick_extra=_smem_sectors,
+         where={"variant": "naive_row|naive_col|tiled_unpadded|tiled_padded|tiled_multi|fast_64x8|"
+                           "tile64_vec4_3pb_col_pf"},
          annotate="{:.2f}", xlabel="kernel (model sectors and shared-memory wavefronts per request)",
          ylabel="bandwidth (\u00d7 cudaMemcpy D2D of this run)"),
+    dict(run="transpose_shared(_16384)?", name=None, name_suffix="_fast",
+         title="How close do the fastest transposes get to cudaMemcpy?",
+         title_by_label={"transpose_shared": " (8192 \u00d7 8192)", "transpose_shared_16384": " (16384 \u00d7 16384)"},
+         kind="bar", x="variant", y="vs_memcpy", ref=(1.0, "cudaMemcpy D2D (1\u00d7)"),
+         where={"variant": "fast_64x8_col|tile64_vec4|tile64_vec4_3pb|tile64_vec4_3pb_col|tile64_vec4_3pb_col_pf|"
+                           "tile64_async|tma_64x64|tma_64x64_col"},
+         annotate="{:.3f}", xlabel="kernel", ylabel="bandwidth (\u00d7 cudaMemcpy D2D of this run)"),
     dict(run="bank_conflicts", name="bank_conflicts", kind="scatter", title="How much do bank conflicts cost?",
          x="model_conflict_degree", y="vs_conflict_free", logx=True, log2x=True, logy=True, log2y=True,
          models=[{"col": "model_conflict_degree", "label": "model: time \u221d wavefronts (y = x)"}],
@@ -380,7 +414,7 @@ def specs_for(label):
         if re.fullmatch(s["run"], label):
             spec = dict(s)
             if spec.get("name") is None:
-                spec["name"] = label
+                spec["name"] = label + spec.get("name_suffix", "")
                 suffix = (spec.get("title_by_label") or {}).get(label)
                 spec["title"] = spec["title"] + (suffix if suffix is not None else f" ({label})")
             out.append(spec)
@@ -600,7 +634,7 @@ def render(spec, all_rows, runs, outdir):
         ax.set_xticks(list(xs))
         # Horizontal tick labels while they fit under their bars, else slanted (never overlapping).
         widest = max(len(line) for lab in labels for line in lab.split("\n"))
-        if widest * 5.6 < fig.get_figwidth() * fig.dpi * 0.85 / len(labels) - 8:
+        if widest * 6.6 < fig.get_figwidth() * fig.dpi * 0.85 / len(labels) - 8:
             ax.set_xticklabels(labels, fontsize=8)
         elif any("\n" in lab for lab in labels):
             ax.set_xticklabels(labels, rotation=90, fontsize=7)  # several lines each: upright columns
@@ -699,6 +733,10 @@ def render(spec, all_rows, runs, outdir):
         if spec.get("vline"):
             ref_handles.append(ax.axvline(spec["vline"][0], color="grey", linestyle="-.", linewidth=1.0,
                                           label=spec["vline"][1]))
+        # Marks where a cache size predicts a knee: (x, label) pairs computed from the run's rows and device.
+        for i, (x_mark, text) in enumerate((spec["vlines"](rows, _device_of(runs)) if spec.get("vlines") else [])):
+            ref_handles.append(ax.axvline(x_mark, color="grey", linestyle=["-.", "--", ":"][i % 3], linewidth=1.0,
+                                          label=text))
 
     if spec.get("ref"):
         ref_handles.insert(0, ax.axhline(spec["ref"][0], color="grey", linestyle=":", linewidth=1.4,
