@@ -43,6 +43,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: 
 #   models       [{"col" or "fn": callable(row) or "fn_rows": callable(row, rows of the run), "label",
 #                  "norm": apply norm too, "style": dash style}]
 #   model_steps  draw the models as steps (a model that jumps between neighbouring x values)
+#   model_points draw the models as a mark per point (a model of a discrete parameter, e.g. an offset)
 #   link_model   pinned_bandwidth only: the PCIe link's theoretical rate as the model line
 #   label_off_model  scatter: name (params) the points more than 25 % off the model
 #   ref          (y, label): a dotted grey reference line (1 = the baseline); vline: (x, label)
@@ -194,12 +195,12 @@ SPECS = [
     dict(run="misaligned_read", name="misaligned_read",
          title="Does a misaligned read cost bandwidth?  C[i] = A[i+k] + B[i+k]",
          x="offset", y="vs_ceiling", where={"variant": "read_offset|read_offset_unroll4"},
-         models=[_SECTOR_MODEL, _DRAM_MODEL], model_steps=True, ref=_CEIL_REF,
+         models=[_SECTOR_MODEL, _DRAM_MODEL], model_points=True, ref=_CEIL_REF,
          xlabel="offset k (elements of 4 bytes)", ylabel=_CEIL),
     dict(run="misaligned_write", name="misaligned_write",
          title="Does a misaligned write cost bandwidth?  C[i+k] = A[i] + B[i]",
          x="offset", y="vs_ceiling", where={"variant": "write_offset|write_offset_unroll4|read_write_offset_unroll4"},
-         models=[_SECTOR_MODEL, _DRAM_MODEL], model_steps=True, ref=_CEIL_REF,
+         models=[_SECTOR_MODEL, _DRAM_MODEL], model_points=True, ref=_CEIL_REF,
          xlabel="offset k (elements of 4 bytes)", ylabel=_CEIL),
     dict(run="strided_copy", name="strided_copy", title="How fast does a strided copy fall with the stride?",
          x="stride", y="vs_ceiling", logx=True, log2x=True, logy=True, models=[_SECTOR_MODEL, _DRAM_MODEL],
@@ -685,6 +686,11 @@ def render(spec, all_rows, runs, outdir):
                 distinct.setdefault(c, []).append(s)
             draw = dict(linestyle=style, linewidth=1.3, zorder=4,
                         drawstyle="steps-mid" if spec.get("model_steps") else "default")
+            if spec.get("model_points"):
+                # A model of a discrete parameter (an offset) is a value per point, not a curve between them.
+                draw = [dict(marker="_", markersize=9, markeredgewidth=1.6),
+                        dict(marker="o", markersize=4, markerfacecolor="none", markeredgewidth=1.0)][len(drawn) % 2]
+                draw.update(linestyle="none", zorder=4)
             if kind == "scatter" or len(distinct) == 1:
                 by_x = {}
                 for x, v in sorted({p for c in curves.values() for p in c}, key=lambda p: p[0]):
@@ -697,7 +703,10 @@ def render(spec, all_rows, runs, outdir):
                     ax.plot([p[0] for p in key], [p[1] for p in key], color=colour[members[0]], alpha=0.9, **draw)
                     all_y.extend(p[1] for p in key)
                 suffix = " (colour: series)"
-            drawn.append((curves, labels, Line2D([], [], linestyle=style, color="black", linewidth=1.3), suffix))
+            handle = (Line2D([], [], color="black", **{k: v for k, v in draw.items() if k != "zorder"})
+                      if spec.get("model_points") else
+                      Line2D([], [], linestyle=style, color="black", linewidth=1.3))
+            drawn.append((curves, labels, handle, suffix))
             if kind == "scatter" and spec.get("label_off_model"):
                 # Name the patterns the model gets wrong (more than 25 % off), once per spot.
                 spots = {}
