@@ -15,14 +15,18 @@ target_compile_options(cml_flags INTERFACE
 set(CML_EXIT_WAIVED 77)
 
 # add_demo(<name> SOURCES <files...> [ARGS <smoke args...>] [COMPILE_OPTIONS <opts...>] [NO_SMOKE]
-#          [BAD_OPTIONS "<args>" ...])
+#          [BAD_OPTIONS "<args>" ...] [EXTRA_RUNS "<label>|<args>" ...] [TIMELINE])
 #
 # Creates executable <name> (output in <build>/bin), links the common harness and flags, and registers
 # `smoke.<name>` running it with --quick (labels: smoke, gpu). With no GPU it exits 77 -> skipped.
 # Each BAD_OPTIONS entry is one command line the demo must refuse on a GPU before it prints anything:
 # `options.<name>` (label gpu; tests/option_contract.sh) expects exit 2, one line on stderr, none on stdout.
+# What the main job runs is declared here too, in <build>/demo_runs.txt ("demo|label|args|timeline" per line):
+# the demo at its defaults under its own name, one more run per EXTRA_RUNS entry (a label of its own and the
+# arguments that make it, e.g. "transpose_shared_16384|--size 16384"), and with TIMELINE every run also writes
+# the stream timeline (--timeline <run folder>/<label>.timeline.json) that the report draws.
 function(add_demo name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_SMOKE" "" "SOURCES;ARGS;COMPILE_OPTIONS;BAD_OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_SMOKE;TIMELINE" "" "SOURCES;ARGS;COMPILE_OPTIONS;BAD_OPTIONS;EXTRA_RUNS")
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE cml::common cml::flags)
   if(ARG_COMPILE_OPTIONS)
@@ -33,6 +37,17 @@ function(add_demo name)
   # chapter/name pairs for scripts/run_all.sh (written to <build>/demos.txt).
   get_filename_component(chapter ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set_property(GLOBAL APPEND PROPERTY CML_DEMO_CHAPTERS "${chapter}/${name}")
+  set(timeline 0)
+  if(ARG_TIMELINE)
+    set(timeline 1)
+  endif()
+  set_property(GLOBAL APPEND PROPERTY CML_DEMO_RUNS "${name}|${name}||${timeline}")
+  foreach(extra IN LISTS ARG_EXTRA_RUNS)
+    if(NOT extra MATCHES "^${name}_[a-z0-9_]+\\|")
+      message(FATAL_ERROR "add_demo(${name}): EXTRA_RUNS entry '${extra}' must be '${name}_<suffix>|<args>'")
+    endif()
+    set_property(GLOBAL APPEND PROPERTY CML_DEMO_RUNS "${name}|${extra}|${timeline}")
+  endforeach()
   if(CML_BUILD_TESTS AND NOT ARG_NO_SMOKE)
     add_test(NAME smoke.${name} COMMAND ${name} --quick ${ARG_ARGS})
     set_tests_properties(smoke.${name} PROPERTIES

@@ -75,26 +75,24 @@ out=${out:-runs/$slug-$stamp}
 mkdir -p "$out/logs" || die "cannot create $out"
 cp "$build_dir/demos.txt" "$out/demos.txt"
 
-# Extra runs beyond the defaults: "demo|label|args".
-extra_runs=(
-  "transpose_shared|transpose_shared_16384|--size 16384"
-  "bandwidth_ceiling|bandwidth_ceiling_repeat|"
-)
+# What to run comes from the build (add_demo in each chapter's CMakeLists.txt): "demo|label|args|timeline" per
+# line. Every demo at its defaults first, in chapter order; then the extra runs (a label of their own).
+[ -f "$build_dir/demo_runs.txt" ] || die "$build_dir/demo_runs.txt missing: configure again (cmake --preset release)"
 runs=()
-while IFS= read -r line; do
-  [ -n "$line" ] || continue
-  demo=${line#*/}
-  runs+=("$demo|$demo|")
-done <"$build_dir/demos.txt"
-for e in "${extra_runs[@]}"; do [ -x "$build_dir/bin/${e%%|*}" ] && runs+=("$e"); done
+extras=()
+while IFS='|' read -r demo label args timeline; do
+  [ -n "$demo" ] || continue
+  if [ "$label" = "$demo" ]; then runs+=("$demo|$label|$args|$timeline"); else extras+=("$demo|$label|$args|$timeline"); fi
+done <"$build_dir/demo_runs.txt"
+runs+=("${extras[@]}")
 if [ -n "$only" ]; then
   filtered=()
   # REGEX is matched against each run's label (the demo's name, or e.g. transpose_shared_16384).
   for r in "${runs[@]}"; do
-    IFS='|' read -r _ label _ <<<"$r"
+    IFS='|' read -r _ label _ _ <<<"$r"
     [[ $label =~ $only ]] && filtered+=("$r")
   done
-  [ ${#filtered[@]} -gt 0 ] || usage_error "--only '$only' matches no demo (labels are listed in $build_dir/demos.txt)"
+  [ ${#filtered[@]} -gt 0 ] || usage_error "--only '$only' matches no run (labels: the second field of $build_dir/demo_runs.txt)"
   runs=("${filtered[@]}")
 fi
 
@@ -108,11 +106,11 @@ k=0
 log "running $n demos on $gpu -> $out"
 for r in "${runs[@]}"; do
   k=$((k + 1))
-  IFS='|' read -r demo label args <<<"$r"
+  IFS='|' read -r demo label args timeline <<<"$r"
   t0=$(date +%s)
   # Outputs beyond the table: the stream timeline (drawn by the report as plots/<label>_timeline.png).
   outputs=()
-  [ "$demo" = stream_overlap ] && outputs=(--timeline "$out/$label.timeline.json")
+  [ "$timeline" = 1 ] && outputs=(--timeline "$out/$label.timeline.json")
   # shellcheck disable=SC2086
   "$build_dir/bin/$demo" "${quick[@]}" $args --csv "$out/$label.csv" --json "$out/$label.json" \
     --claims-csv "$out/$label.claims.csv" "${outputs[@]}" >"$out/logs/$label.log" 2>&1

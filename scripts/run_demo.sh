@@ -53,7 +53,8 @@ for a in "$@"; do case $a in -h|--help) exec "$bin" "$@" ;; esac; done
 out=$(realpath -m "${out:-runs/$demo-$(date +%Y%m%d-%H%M%S)}")
 mkdir -p "$out/logs" || die "cannot create $out"
 outputs=()
-[ "$demo" = stream_overlap ] && outputs=(--timeline "$out/$demo.timeline.json")
+# A demo that draws a stream timeline says so in the build's run list (add_demo ... TIMELINE).
+grep -q "^$demo|$demo|.*|1\$" "$build_dir/demo_runs.txt" 2>/dev/null && outputs=(--timeline "$out/$demo.timeline.json")
 # The demo's table on the terminal and in logs/<demo>.log; its errors or waiver line after it, on stderr.
 "$bin" "$@" --csv "$out/$demo.csv" --json "$out/$demo.json" --claims-csv "$out/$demo.claims.csv" \
   "${outputs[@]}" 2>"$out/logs/$demo.err" | tee "$out/logs/$demo.log"

@@ -5,6 +5,7 @@ README's example output rebuilt from fixture/logs/bandwidth_ceiling.log (a log o
 which the docs check must flag once it drifts. The comparison with a reference set must match a row to the row
 of the same variant, parameters and size."""
 import csv
+import glob
 import os
 import re
 import subprocess
@@ -15,16 +16,35 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FIXTURE = os.path.join(HERE, "fixture")
 
-# Written out by hand (not derived from scripts/plots.py) so that a plot silently dropped fails the test.
-EXPECTED_PLOTS = """
-latency_ladder cache_bandwidth bandwidth_ceiling misaligned_read misaligned_write strided_copy
-load_caching_dlcm_ca load_caching_dlcm_cg vector_width aos_vs_soa read_only_path managed_vs_manual
-transpose_global transpose_shared transpose_shared_16384 bank_conflicts reduce_integer pinned_h2d pinned_d2h
-zero_copy stream_overlap stream_overlap_timeline managed_memory transfer_batching l2_sliding_window l2_competing_streams
-memory_hierarchy global_variable constant_memory registers_local shared_carveout pitched_memory texture_path
-smem_square smem_rectangle bank_width smem_vs_global sync_fences uva_pointers peer_to_peer l2_facts l2_window_api
-l2_reset stream_ordered_alloc compressible_memory
-""".split()
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import plots  # noqa: E402  (scripts/plots.py: which figure each run label gets)
+
+
+def figures_of(folder):
+    """The figures scripts/plots.py draws for the runs in `folder` ({name: label}), and the labels it draws none for."""
+    names, bare = {}, []
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".csv") or name.endswith(".claims.csv"):
+            continue
+        label = name[:-4]
+        specs = plots.specs_for(label)
+        bare += [] if specs else [label]
+        names.update({s["name"]: label for s in specs})
+        if os.path.exists(os.path.join(folder, label + ".timeline.json")):
+            names[label + "_timeline"] = label
+    return names, bare
+
+
+def figure_failures():
+    """Every run has a figure, and every figure a README embeds is one the plot specs draw from its set's runs."""
+    failures = [f"{label}: scripts/plots.py draws no figure for it" for label in figures_of(FIXTURE)[1]]
+    for readme in sorted(glob.glob(os.path.join(ROOT, "*", "README.md"))) + [os.path.join(ROOT, "README.md")]:
+        for slug, name in re.findall(r"results/([a-z0-9-]+)/plots/([A-Za-z0-9_]+)\.png", open(readme).read()):
+            drawn, _ = figures_of(os.path.join(ROOT, "results", slug))
+            if name not in drawn:
+                failures.append(f"{os.path.relpath(readme, ROOT)} embeds {slug}/plots/{name}.png, which no plot "
+                                "spec draws from that set's runs")
+    return failures
 
 
 def compare_failures():
@@ -147,7 +167,8 @@ def main():
         for name in sorted(os.listdir(FIXTURE)):
             if name.endswith(".csv") and f"### {name[:-4]}\n" not in report:
                 failures.append(f"table for {name[:-4]} missing")
-        for plot in EXPECTED_PLOTS:
+        failures += figure_failures()
+        for plot in figures_of(FIXTURE)[0]:
             png = os.path.join(out, "plots", plot + ".png")
             if not os.path.exists(png) or os.path.getsize(png) < 5000:
                 failures.append(f"plot {plot}.png missing or empty")
@@ -174,7 +195,7 @@ def main():
 
     for f in failures:
         print("FAIL:", f)
-    print(f"{len(EXPECTED_PLOTS) + 7 - len(failures)} passed, {len(failures)} failed")
+    print(f"{len(figures_of(FIXTURE)[0]) + 8 - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 
