@@ -75,6 +75,14 @@ inline std::size_t set_aside_for_table(const Context& ctx, std::size_t table_byt
   return set_aside_request(ctx, true).value_or(std::min(table_bytes, ctx.device().persisting_l2_max));
 }
 
+// Runs saved before this chapter measured against no set-aside have no no_window_set_aside rows: their speed-ups
+// are against another baseline, and a claim about the no-set-aside baseline is not applicable to them
+// (RunRows::rows says so for a variant the saved run lacks). `one_row`: the demo writes exactly one such row.
+inline void require_no_set_aside_baseline(const RunRows& r, bool one_row) {
+  if (one_row) (void)r.only("no_window_set_aside");
+  else (void)r.rows("no_window_set_aside");
+}
+
 // A table given on the command line: make_window caps num_bytes at accessPolicyMaxWindowSize, so a larger
 // table would lie partly outside its window and the run would no longer measure a window over the table.
 inline void check_table_bytes(const Context& ctx, std::size_t bytes, const char* flag) {
@@ -145,12 +153,17 @@ inline bool check_window(Context& ctx, const cudaAccessPolicyWindow& got, const 
 // kernel would be timed with its table already in L2. So `prepare` (by default: reset the persisting lines)
 // runs before each sample's flush, through TimingOptions::before_sample; the flush then evicts the demoted
 // lines like any other. Cold samples are one launch each, so every timed launch starts from that state.
+// The timing options of such a sample: the demo's, with `prepare` before each sample and one launch per sample.
+inline TimingOptions isolated_timing(const Context& ctx, std::function<void()> prepare = reset_persisting_lines) {
+  TimingOptions o = ctx.timing_options();
+  o.before_sample = std::move(prepare);
+  o.max_batch = 1;  // also when warm (--warm): every sample starts after `prepare`
+  return o;
+}
+
 template <class Launch, class Prepare>
 Timing time_isolated(Context& ctx, Launch&& launch, Prepare&& prepare) {
-  TimingOptions o = ctx.timing_options();
-  o.before_sample = std::forward<Prepare>(prepare);
-  o.max_batch = 1;  // also when warm (--warm): every sample starts after `prepare`
-  return ctx.time(std::forward<Launch>(launch), o);
+  return ctx.time(std::forward<Launch>(launch), isolated_timing(ctx, std::forward<Prepare>(prepare)));
 }
 
 template <class Launch>

@@ -20,6 +20,7 @@
 
 #include "05_l2_persistence/kernels/set_aside_cost.cuh"
 #include "05_l2_persistence/l2_bench.hpp"
+#include "common/copy_bench.hpp"
 #include "common/copy_kernels.cuh"
 #include "common/harness.hpp"
 #include "common/pattern_kernels.cuh"
@@ -83,30 +84,18 @@ unsigned source_xor(State& st) {
   return st.expected_xor;
 }
 
-void poison_dst(State& st, cudaStream_t s) {
-  CUDA_CHECK(cudaMemsetAsync(st.dst->data(), kPoisonByte, st.words * sizeof(std::uint32_t), s));
-}
-
-// The timing options of one point: persisting lines reset before every sample (no line should persist here,
-// and a line left by another program must not either), one launch per sample.
-TimingOptions isolated(const Context& ctx) {
-  TimingOptions o = ctx.timing_options();
-  o.before_sample = reset_persisting_lines;
-  o.max_batch = 1;
-  return o;
-}
-
 // Verifies and times one workload under the set-aside in force; adds its row.
 Row& measure(Context& ctx, State& st, Workload w, const std::string& params) {
   const double bytes = static_cast<double>(st.words * sizeof(std::uint32_t));
-  const TimingOptions o = isolated(ctx);
+  // Persisting lines reset before every sample: none should persist here, and none left by another program may.
+  const TimingOptions o = isolated_timing(ctx);
   switch (w) {
     case Workload::write:
       return ctx.measure(
           params, ctx.size(), bytes,
           [&](cudaStream_t s) { launch_write_pattern(st.dst->data(), st.words, kWriteSeed, s); },
           [&] { return check_pattern_on_device(st.dst->data(), st.words, kWriteSeed, ctx.stream()); },
-          [&](cudaStream_t s) { poison_dst(st, s); }, o);
+          [&](cudaStream_t s) { st.dst->poison(s); }, o);
     case Workload::read:
       return ctx.measure(
           params, ctx.size(), bytes,
@@ -125,15 +114,11 @@ Row& measure(Context& ctx, State& st, Workload w, const std::string& params) {
       return ctx.measure(
           params, ctx.size(), 2.0 * bytes,
           [&, w](cudaStream_t s) {
-            if (w == Workload::copy)
-              launch_copy_vec4(reinterpret_cast<const float*>(st.src->data()), reinterpret_cast<float*>(st.dst->data()),
-                               st.words, s);
-            else
-              CUDA_CHECK(cudaMemcpyAsync(st.dst->data(), st.src->data(), st.words * sizeof(std::uint32_t),
-                                         cudaMemcpyDeviceToDevice, s));
+            (w == Workload::copy ? launch_copy_vec4 : launch_memcpy_d2d)(
+                reinterpret_cast<const float*>(st.src->data()), reinterpret_cast<float*>(st.dst->data()), st.words, s);
           },
           [&] { return check_pattern_on_device(st.dst->data(), st.words, kSourceSeed, ctx.stream()); },
-          [&](cudaStream_t s) { poison_dst(st, s); }, o);
+          [&](cudaStream_t s) { st.dst->poison(s); }, o);
     case Workload::sliding_no_window: {
       const auto launch = [&](cudaStream_t s) { st.sliding->launch(st.table_bytes, s); };
       if (!st.sliding->verify(ctx, st.table_bytes, launch, params)) return ctx.add_row(params, ctx.size(), false);

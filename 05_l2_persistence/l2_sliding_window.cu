@@ -82,7 +82,7 @@ Sweep& prepare(Context& ctx, std::unique_ptr<Sweep>& sw) {
 
 std::string params_of(std::size_t bytes) { return fmt::format("persist_mib={:.2f}", to_mib(bytes)); }
 
-// Verifies `launch` (on the stream as it is), then times it; nullptr if the table came out wrong.
+// Verifies `launch` (on the stream as it is), then times it; nothing if the table came out wrong.
 std::optional<Timing> verified_time(Context& ctx, Sweep& sw, std::size_t bytes, const std::string& what,
                                     const std::function<void(cudaStream_t)>& launch, bool without_set_aside) {
   if (!sw.work->verify(ctx, bytes, launch, params_of(bytes) + " " + what)) return std::nullopt;
@@ -179,14 +179,11 @@ void run_setting(Context& ctx, std::unique_ptr<Sweep>& state, Setting setting) {
 
 bool fits(const Row& row) { return RunRows::value(row, "fits") == 1.0; }
 
-// The rows of this design carry the no-window row under the set-aside; a saved run without it measured its
-// speed-ups against another baseline, and these claims do not describe it.
-void require_no_set_aside_baseline(const RunRows& r) { (void)r.rows("no_window_set_aside"); }
 
 // The row of `variant` at the largest table that fits its set-aside, if that table is at least half of the
 // largest set-aside (smaller tables leave a window little to win).
 const Row& largest_fitting(const RunRows& r, std::string_view variant) {
-  require_no_set_aside_baseline(r);
+  require_no_set_aside_baseline(r, false);
   const Row& row = largest(r.rows_where(variant, fits, "whose table fits its set-aside"), "persist_mib");
   if (RunRows::value(row, "persist_per_max") < 0.5)
     throw NotApplicable("no table of at least half the largest set-aside in this sweep");
@@ -213,7 +210,7 @@ std::vector<Claim> claims() {
             "whole table every pass; a measurement above it means the baseline is slower for another reason",
             ClaimKind::device,
             [](const RunRows& r) {
-              require_no_set_aside_baseline(r);
+              require_no_set_aside_baseline(r, false);
               std::vector<double> v;
               for (const Row* row : r.rows_where("hit_ratio_1", fits, "whose table fits its set-aside"))
                 v.push_back(RunRows::value(*row, "speedup") / RunRows::value(*row, "model_speedup"));
@@ -249,7 +246,7 @@ std::vector<Claim> claims() {
             "window keeps a set-aside's worth and streams the rest; 3% is above the noise of two medians",
             ClaimKind::device,
             [](const RunRows& r) {
-              require_no_set_aside_baseline(r);
+              require_no_set_aside_baseline(r, false);
               const Row& tuned = r.largest("tuned", "persist_mib");
               const Row& hit_1 = r.largest("hit_ratio_1", "persist_mib");
               if (RunRows::value(tuned, "persist_mib") < 1.25 * RunRows::value(tuned, "set_aside_mib"))
@@ -265,7 +262,7 @@ std::vector<Claim> claims() {
             "whose window still pays there fails this claim, which is worth knowing",
             ClaimKind::device,
             [](const RunRows& r) {
-              require_no_set_aside_baseline(r);
+              require_no_set_aside_baseline(r, false);
               const Row& tuned = r.largest("tuned", "persist_mib");
               if (RunRows::value(tuned, "persist_mib") < 1.25 * RunRows::value(tuned, "set_aside_mib"))
                 throw NotApplicable("no table of at least 1.25x the set-aside in this sweep");

@@ -55,6 +55,30 @@ TEST(GlobalModelExhaustive, LinesNeverExceedSectorsAndCoverThem) {
     }
 }
 
+// Wavefronts of a warp whose lane l reads `words` consecutive 4-byte words from element `element_of(l)`, served
+// `lanes` lanes per pass: per pass the most distinct words any one bank holds (at least 1), summed over the passes.
+// Counted by brute force over plain arrays, independent of the model's own bookkeeping.
+template <class ElementOf>
+std::uint64_t brute_wavefronts(unsigned lanes, unsigned words, ElementOf element_of) {
+  std::uint64_t total = 0;
+  for (unsigned p = 0; p < 32 / lanes; ++p) {
+    unsigned per_bank[32] = {};
+    std::uint64_t seen[32][64];
+    for (unsigned l = p * lanes; l < (p + 1) * lanes; ++l)
+      for (unsigned w = 0; w < words; ++w) {
+        const std::uint64_t word = element_of(l) * words + w;
+        const unsigned b = word % 32;
+        bool dup = false;
+        for (unsigned k = 0; k < per_bank[b]; ++k) dup = dup || seen[b][k] == word;
+        if (!dup) seen[b][per_bank[b]++] = word;
+      }
+    unsigned worst = 1;
+    for (unsigned b = 0; b < 32; ++b) worst = std::max(worst, per_bank[b]);
+    total += worst;
+  }
+  return total;
+}
+
 TEST(SharedModelExhaustive, FourByteStrideIsGcdWay) {
   for (unsigned stride = 1; stride <= 256; ++stride) {
     const unsigned g = std::gcd(stride, 32u);
@@ -70,22 +94,8 @@ TEST(SharedModelExhaustive, WideStridesFollowThePerPassRule) {
     for (unsigned stride = 1; stride <= 64; ++stride) {
       // Per pass: lanes * words word accesses; bank of word (l * stride * words + w). Count the worst bank
       // by brute force over a plain array (independent of the model's std::set bookkeeping).
-      std::uint64_t total = 0;
-      for (unsigned p = 0; p < passes; ++p) {
-        unsigned per_bank[32] = {};
-        std::uint64_t seen[32][64];
-        for (unsigned l = p * lanes; l < (p + 1) * lanes; ++l)
-          for (unsigned w = 0; w < words; ++w) {
-            const std::uint64_t word = std::uint64_t(l) * stride * words + w;
-            const unsigned b = word % 32;
-            bool dup = false;
-            for (unsigned k = 0; k < per_bank[b]; ++k) dup = dup || seen[b][k] == word;
-            if (!dup) seen[b][per_bank[b]++] = word;
-          }
-        unsigned worst = 1;
-        for (unsigned b = 0; b < 32; ++b) worst = std::max(worst, per_bank[b]);
-        total += worst;
-      }
+      const std::uint64_t total = brute_wavefronts(lanes, words, [&](unsigned l) { return l * stride; });
+      ASSERT_EQ(passes * lanes, 32u);
       ASSERT_EQ(shared_stride_access(stride, width).wavefronts, total) << "width " << width << " stride " << stride;
       ASSERT_GE(total, passes);
     }
@@ -104,23 +114,7 @@ TEST(SharedModelExhaustive, PairedLanesFollowTheDoubledPassRule) {
         const unsigned words = width / 4;
         // Wavefronts when each pass serves `lanes` lanes.
         const auto brute = [&](unsigned lanes) {
-          std::uint64_t total = 0;
-          for (unsigned p = 0; p < 32 / lanes; ++p) {
-            unsigned per_bank[32] = {};
-            std::uint64_t seen[32][64];
-            for (unsigned l = p * lanes; l < (p + 1) * lanes; ++l)
-              for (unsigned w = 0; w < words; ++w) {
-                const std::uint64_t word = std::uint64_t(element(l)) * stride * words + w;
-                const unsigned b = word % 32;
-                bool dup = false;
-                for (unsigned k = 0; k < per_bank[b]; ++k) dup = dup || seen[b][k] == word;
-                if (!dup) seen[b][per_bank[b]++] = word;
-              }
-            unsigned worst = 1;
-            for (unsigned b = 0; b < 32; ++b) worst = std::max(worst, per_bank[b]);
-            total += worst;
-          }
-          return total;
+          return brute_wavefronts(lanes, words, [&](unsigned l) { return std::uint64_t(element(l)) * stride; });
         };
         const LaneAddress f = [&](std::uint64_t, unsigned l) -> std::optional<std::uint64_t> {
           return std::uint64_t(element(l)) * stride * width;
