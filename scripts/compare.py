@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Before and after: the rows of two runs of a demo side by side, each with a verdict that takes the noise
+"""Before and after: the rows of two runs of a demo side by side, each read against the noise
 into account (in the spirit of nvbench's compare script).
 
     python3 scripts/compare.py A.csv B.csv          (two --csv files of the same demo)
@@ -7,7 +7,7 @@ into account (in the spirit of nvbench's compare script).
 
 Rows are matched by (variant, params, size). For each matched row it prints A's and B's median time, the
 ratio B/A of the time (and of gb_per_s where both rows have it), each run's noise (the row's spread_pct:
-(max - min) / median in %) and a verdict: "faster" or "slower" only where the time moved by more than the
+(max - min) / median in %) and what changed: "faster" or "slower" only where the time moved by more than the
 larger of the two spreads, else "same (within noise)". Rows found in only one run are listed apart; a row
 without a time (a fact or a read-back) is matched but not judged. Ends with one summary line.
 
@@ -89,7 +89,7 @@ def spread(row):
 
 
 def judge(ra, rb):
-    """(time ratio B/A, GB/s ratio B/A, spread A, spread B, verdict) of two matched rows."""
+    """(time ratio B/A, GB/s ratio B/A, spread A, spread B, change) of two matched rows."""
     ta, tb = report.num(ra.get("median_ms")), report.num(rb.get("median_ms"))
     ga, gb = report.num(ra.get("gb_per_s")), report.num(rb.get("gb_per_s"))
     sa, sb = spread(ra), spread(rb)
@@ -121,7 +121,7 @@ def table(header, rows):
 
 
 def compare(label, rows_a, rows_b, counts):
-    """The lines for one demo; counts collects the verdicts."""
+    """The lines for one demo; counts collects the changes."""
     keys_a, keys_b = report.unique_rows(rows_a), report.unique_rows(rows_b)
     matched, only_a = [], []
     for k, ra in keys_a.items():
@@ -129,10 +129,10 @@ def compare(label, rows_a, rows_b, counts):
         if rb is None:
             only_a.append(k)
             continue
-        ratio, gratio, sa, sb, verdict = judge(ra, rb)
-        counts[verdict] = counts.get(verdict, 0) + 1
+        ratio, gratio, sa, sb, change = judge(ra, rb)
+        counts[change] = counts.get(change, 0) + 1
         matched.append([*k, cell(report.num(ra.get("median_ms"))), cell(report.num(rb.get("median_ms"))),
-                        ratio_cell(ratio), ratio_cell(gratio), noise_cell(sa), noise_cell(sb), verdict])
+                        ratio_cell(ratio), ratio_cell(gratio), noise_cell(sa), noise_cell(sb), change])
     only_b = [k for k in keys_b if k not in keys_a]
     # A key that names several rows in one run (none in the committed sets) cannot be matched: say so.
     ambiguous = (len(rows_a) - len(keys_a)) + (len(rows_b) - len(keys_b))
@@ -141,7 +141,7 @@ def compare(label, rows_a, rows_b, counts):
     lines = [f"== {label}: {len(matched)} rows matched"]
     if matched:
         lines += table(["variant", "params", "size", "A ms", "B ms", "B/A time", "B/A GB/s", "noise A",
-                        "noise B", "verdict"], matched)
+                        "noise B", "change"], matched)
     for name, keys in (("only in A", only_a), ("only in B", only_b)):
         if keys:
             lines += [f"{name}:"] + [f"  {v}  {p}  {s}".rstrip() for v, p, s in keys]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """scripts/compare.py on two CSVs made from a real reference CSV (results/nvidia-h200/smem_square.csv): each
-verdict, the rows found in one run only, two run folders, and every kind of bad input (exit 2, one line
+change, the rows found in one run only, two run folders, and every kind of bad input (exit 2, one line
 "error: ..." on stderr). Then scripts/run_demo.sh without a GPU: an unknown demo (exit 2, one line), a real
 demo (exit 77 and its waiver line), --help from another folder (exit 0), and a whole run through a stand-in
 demo binary that writes the reference CSV (the plots and the CSV path are printed).
@@ -71,8 +71,8 @@ def expect_error(args, what):
     return lines[0] if lines else ""
 
 
-def verdicts(out):
-    """variant+params -> the verdict on its line."""
+def changes(out):
+    """variant+params -> the change on its line."""
     got = {}
     for line in out.splitlines():
         for v in ("same (within noise)", "faster", "slower", "untimed"):
@@ -89,12 +89,12 @@ def test_compare(tmp):
     print(out, end="")
     check(out.startswith("== smem_square: 15 rows matched"), "the first line names the demo")
     check(rc == 0 and not err, f"compare.py A B: exit {rc}, stderr {err!r}")
-    got = verdicts(out)
+    got = changes(out)
     want = {}
     for i, r in enumerate(a[:15]):
         want[" ".join([r["variant"], r["params"], r["size"]])] = (
             "faster" if i < 4 else "slower" if i in (8, 9) else "same (within noise)")
-    check(got == want, f"compare.py verdicts: got {got}, want {want}")
+    check(got == want, f"compare.py changes: got {got}, want {want}")
     last = out.strip().splitlines()[-1]
     check(last == "B against A: 4 faster, 2 slower, 9 within noise, 2 unmatched", f"summary line: {last!r}")
     check(" 1.250 " in out.splitlines()[2], "row 0's GB/s ratio 1.250 missing: " + out.splitlines()[2])
