@@ -283,7 +283,7 @@ FIGURE_NOTE_LINES = 6
 FIGURE_NOTE = re.compile(r"reference\s+GPU", re.I)
 IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+\.png)(?:\s+\"[^\"]*\")?\)")
 MD_TABLE = re.compile(r"^\|.*\|\s*\n\|[\s:|-]*-[\s:|-]*\|\s*$", re.M)
-TEXT_BLOCK = re.compile(r"^```(?:text|console)?[ \t]*\n.+?^```", re.M | re.S)
+TEXT_LANGS = ("", "text", "console")
 
 
 def draws_figure(demo):
@@ -292,7 +292,7 @@ def draws_figure(demo):
 
 
 def _has_table(sec):
-    return MD_TABLE.search(sec) is not None or TEXT_BLOCK.search(sec) is not None
+    return MD_TABLE.search(sec) is not None or any(m.group(1) in TEXT_LANGS for m in FENCE.finditer(sec))
 
 
 def _figure_noted(sec):

@@ -79,6 +79,20 @@ BLOCKS = [
 ]
 
 
+def expect_report(failures, what, got, expected):
+    """Prints what a case reported; a failure unless one report holds every text of `expected`."""
+    print(f"{what}:", *(f"  {g}" for g in got) or ["  (nothing reported)"], sep="\n")
+    if not got or not any(all(e in g for e in expected) for g in got):
+        failures.append(f"{what}: expected a report with {expected}, got {got}")
+
+
+def finish(failures):
+    for f in failures:
+        print(f"FAIL: {f}")
+    print("ok" if not failures else f"{len(failures)} failed")
+    return 1 if failures else 0
+
+
 def main():
     failures = [f"excerpt_matches({block}) is {not want}" for block, want in BLOCKS
                 if check_docs.excerpt_matches(block, ["if (i < n) {", "  x[i] = 0;", "}"]) != want]
@@ -117,10 +131,7 @@ def main():
                                              ["src/scale.cuh#doc:scale_store does not show `i >= n`"]),
     }
     for what, (source, readme, expected) in cases.items():
-        got = check(source, readme)
-        print(f"{what}:", *(f"  {g}" for g in got) or ["  (nothing reported)"], sep="\n")
-        if not got or not any(all(e in g for e in expected) for g in got):
-            failures.append(f"{what}: expected a report with {expected}, got {got}")
+        expect_report(failures, what, check(source, readme), expected)
     # Chapters carry no commit hash or date outside code blocks (the reference set's REPORT.md keeps those).
     with tempfile.TemporaryDirectory() as root:
         os.makedirs(os.path.join(root, "01_topic"))
@@ -136,10 +147,7 @@ def main():
             print(f"{what}:", got or "(nothing reported)")
             if len(got) != want:
                 failures.append(f"no-history check, {what}: expected {want} report(s), got {got}")
-    for f in failures:
-        print(f"FAIL: {f}")
-    print("ok" if not failures else f"{len(failures)} failed")
-    return 1 if failures else 0
+    return finish(failures)
 
 
 if __name__ == "__main__":
