@@ -6,6 +6,7 @@ from a run's files only, and, for a reference set, regenerates the chapter READM
 
     python3 scripts/report.py runs/<gpu>-<date>-<time>        (a run of scripts/run_all.sh)
     python3 scripts/report.py results/<gpu> --readmes          (maintainers: scripts/promote_reference.sh)
+    python3 scripts/report.py --readmes-only                   (the READMEs' generated blocks alone)
 
 Reads: <dir>/*.csv (one per demo run), <dir>/*.json (device header), <dir>/*.claims.csv (claims judged),
 <dir>/<label>.timeline.json (a stream timeline, drawn as plots/<label>_timeline.png),
@@ -409,23 +410,41 @@ def readme_source(root):
     return os.path.join(root, "results", slug)
 
 
+FOOTNOTE_CLAIMS = 3
+
+
+def footnote_claims(claims):
+    """The claims a footnote quotes: the first FOOTNOTE_CLAIMS judged device-side claims in the demo's declared
+    order (host-side ones where it has fewer); a claim that did not hold takes the last place if it has none."""
+    judged = [r for r in claims if r["status"] in ("held", "not_held")]
+    picked = ([r for r in judged if r["kind"] == "device"] + [r for r in judged if r["kind"] != "device"])
+    picked = picked[:FOOTNOTE_CLAIMS]
+    missed = next((r for r in judged if r["status"] == "not_held" and r not in picked), None)
+    if missed is not None:
+        picked = picked[:FOOTNOTE_CLAIMS - 1] + [missed]
+    return sorted(picked, key=judged.index)
+
+
 def footnote(root, results, label, entry, d):
-    """One generated line: the claims of `label` as measured in the reference set, with links to the data."""
+    """One generated line: the reference GPU, how many of the run's claims held, the values of the claims that
+    matter most (footnote_claims) with their bounds, and links to the data. No dates or code versions: the
+    reference set's REPORT.md keeps its provenance."""
     claims = claims_summary.read_claims(results).get(label, [])
-    parts = []
-    for r in claims:
-        if r["status"] in ("held", "not_held"):
-            mark = "" if r["status"] == "held" else ", **not held**"
-            parts.append(f"`{r['claim']}` {claims_summary.fmt_value(r['value'])} ({r['bound']}{mark})")
     held = sum(r["status"] == "held" for r in claims)
     judged = sum(r["status"] in ("held", "not_held") for r in claims)
+    parts = []
+    for r in footnote_claims(claims):
+        mark = "" if r["status"] == "held" else ", **not held**"
+        side = "" if r["kind"] == "device" else "host, "
+        parts.append(f"`{r['claim']}` {claims_summary.fmt_value(r['value'])} ({side}bound {r['bound']}{mark})")
     csv_rel = os.path.relpath(os.path.join(results, f"{label}.csv"), root)
     rep_rel = os.path.relpath(os.path.join(results, "REPORT.md"), root)
-    command = entry.get("command") or f"build/bin/{demo_of(label, entry)}"
-    # The chapter says which GPU and command; when and from which code the set's REPORT.md says (provenance).
-    head = f"_Reference: {d.get('name', 'GPU')}, `{command}`: {held} of {judged} claims held"
-    body = ("; " + "; ".join(parts)) if parts else ""
-    return f"{head}{body}. Data: [CSV](../{csv_rel}), [report](../{rep_rel})._"
+    # A second configuration of a demo (an extra run) names its options; the default run needs none.
+    args = (entry.get("command") or "").split(" ", 1)[1:] if entry.get("command") else []
+    run = f" with `{args[0]}`" if args else ""
+    body = ("; " + ", ".join(parts)) if parts else ""
+    return (f"_Reference GPU ({d.get('name', 'GPU')}){run}: {held} of {judged} claims held{body}. "
+            f"[CSV](../{csv_rel}) · [report](../{rep_rel})_")
 
 
 def render_chapter_readmes(root):
@@ -447,11 +466,13 @@ def render_chapter_readmes(root):
             return m.group(1) + "\n" + footnote(root, results, name, runs[name], d) + "\n" + m.group(4)
 
         out[readme] = MARKER.sub(repl, text)
-    readme = os.path.join(root, "README.md")
-    if os.path.exists(readme):
-        text = open(readme).read()
-        text = ROOT_MARKER.sub(lambda m: m.group(1) + references_block(root) + m.group(3), text)
-        out[readme] = EXAMPLE_MARKER.sub(
+    for page in ROOT_PAGES:
+        path = os.path.join(root, page)
+        if not os.path.exists(path):
+            continue
+        text = open(path).read()
+        text = ROOT_MARKER.sub(lambda m: m.group(1) + ROOT_BLOCKS[m.group("name")](root) + m.group(4), text)
+        out[path] = EXAMPLE_MARKER.sub(
             lambda m: m.group(1) + example_block(root, results, m.group("name"), runs) + m.group(4), text)
     return out
 
@@ -467,7 +488,9 @@ def update_readmes(root):
     return changed
 
 
-ROOT_MARKER = re.compile(r"(<!-- results:references -->)(.*?)(<!-- /results:references -->)", re.S)
+# The pages at the top of the repository whose generated blocks come from the reference sets.
+ROOT_PAGES = ("README.md", "CONTRIBUTING.md")
+ROOT_MARKER = re.compile(r"(<!-- results:(?P<name>references|main_job) -->)(.*?)(<!-- /results:(?P=name) -->)", re.S)
 EXAMPLE_MARKER = re.compile(r"(<!-- example:(?P<name>[A-Za-z0-9_\-]+) -->)(.*?)(<!-- /example:(?P=name) -->)", re.S)
 # The root README's legend numbers three parts of a demo's output; each mark goes on the first line of its kind,
 # so the legend stays right whatever the demo prints around them.
@@ -508,6 +531,22 @@ def example_block(root, results, label, runs):
     return "\n" + caption + ":\n\n```\n" + "\n".join(lines) + "\n```\n"
 
 
+def main_job_block(root):
+    """How long the main job ran on the reference GPU, from the wall time its provenance.json records (from the
+    start of its build step to its last demo; the report is drawn after)."""
+    results = readme_source(root)
+    prov = read_json(os.path.join(results, "provenance.json")) or {}
+    runs, _ = load(results) if os.path.isdir(results) else ({}, {})
+    name = (device_header(runs) or {}).get("name") or ((prov.get("gpus") or [{}])[0]).get("name", "the reference GPU")
+    rel = os.path.relpath(os.path.join(results, "provenance.json"), root)
+    wall = prov.get("wall_s")
+    if not wall:
+        return f"\n_The reference set has no wall time in [{rel}]({rel}): run scripts/promote_reference.sh._\n"
+    minutes, seconds = divmod(int(round(wall)), 60)
+    return (f"\nOn the reference GPU ({name}) the main job ran for **{minutes} min {seconds:02d} s**, from the start "
+            f"of its build step to its last demo (`wall_s` in [{rel}]({rel})); the report and its plots follow.\n")
+
+
 def references_block(root):
     """The root README's table of committed reference sets, generated from each set's own files."""
     lines = ["", "| GPU | measured | code | cudaMemcpy D2D | device-side claims held | host-dependent claims held | report |",
@@ -541,13 +580,25 @@ def references_block(root):
     return "\n".join(lines) + "\n"
 
 
+ROOT_BLOCKS = {"references": references_block, "main_job": main_job_block}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results")
+    ap.add_argument("results", nargs="?")
     ap.add_argument("--out")
     ap.add_argument("--readmes", action="store_true", help="regenerate chapter README tables between markers")
+    ap.add_argument("--readmes-only", action="store_true",
+                    help="regenerate every generated block of the READMEs (chapters, README.md, CONTRIBUTING.md) "
+                         "from the set results/readme_source.txt names; write no report")
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     a = ap.parse_args()
+    if a.readmes_only:
+        for r in update_readmes(a.root):
+            print(f"report: updated {r}")
+        return
+    if a.results is None:
+        ap.error("name a run folder (or --readmes-only)")
     if not os.path.isdir(a.results):
         ap.error(f"{a.results} is not a directory")
     runs, chapter_of = load(a.results)

@@ -5,7 +5,8 @@ tree as written passes every rule; each case makes one edit and must fail with a
 the section (or line): a section over the word limit, too many exercises, a long excerpt, a jargon term without
 a glossary entry, a link to no glossary entry, a figure from another GPU's set, a long root README, the old
 command, no "reference GPU" beside the figure, no figure, no table where no figure is drawn. Words in code,
-generated blocks and HTML comments do not count, nor numbered lines in code blocks."""
+generated blocks and HTML comments do not count, nor numbered lines in code blocks. The generated footnote of
+every run of the quoted reference set is one line with at most three claims and no hash or date."""
 import contextlib
 import io
 import os
@@ -19,6 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
 import check_docs  # noqa: E402
 import plots  # noqa: E402
+import report  # noqa: E402
 from test_check_docs import expect_report, finish  # noqa: E402
 
 # A demo the report draws a figure for (its spec names exactly one run), and one it draws none for.
@@ -207,6 +209,28 @@ def main():
     }
     for what, (files, expected) in failing.items():
         expect_report(failures, what, check(files), expected)
+    # The generated footnote of every run of the reference set the chapters quote: one line, the reference GPU,
+    # "N of M claims held", at most three claims with value and bound, the CSV and report links, no hash or date.
+    results = report.readme_source(ROOT)
+    runs, _ = report.load(results)
+    d = report.device_header(runs) or {}
+    for label, entry in runs.items():
+        line = report.footnote(ROOT, results, label, entry, d)
+        quoted = re.findall(r"`([a-z0-9_]+)` \S+ \((?:host, )?bound ", line)
+        wrong = [why for why, bad in [
+            ("more than one line", "\n" in line), ("no reference GPU", f"Reference GPU ({d.get('name')})" not in line),
+            ("no count", not re.search(r" \d+ of \d+ claims held", line)), ("more than three claims", len(quoted) > 3),
+            ("a hash or a date", check_docs.HASH_OR_DATE.search(line)),
+            ("no CSV link", f"[CSV](../{os.path.relpath(results, ROOT)}/{label}.csv)" not in line),
+            ("no report link", "/REPORT.md)" not in line)] if bad]
+        if wrong:
+            failures.append(f"footnote of {label}: {', '.join(wrong)}: {line}")
+    claims = [{"claim": f"c{i}", "kind": k, "status": s, "value": "1", "bound": ">= 1"}
+              for i, (k, s) in enumerate([("host", "held"), ("device", "held"), ("device", "n/a"), ("device", "held"),
+                                          ("device", "held"), ("device", "not_held")])]
+    picked = [c["claim"] for c in report.footnote_claims(claims)]
+    if picked != ["c1", "c3", "c5"]:
+        failures.append(f"footnote_claims: the first device claims in order, a claim not held last: got {picked}")
     # --stats reads the same tree: words per section and lines per chapter.
     with tempfile.TemporaryDirectory() as root:
         write(root, tree())
