@@ -32,6 +32,7 @@ CML_HD inline std::uint32_t mix32(std::uint64_t i) { return fmix32(static_cast<s
 
 // Word i of a buffer of `kind`: zeros; 1.0f everywhere; integers 0..15 (four significant bits of 32);
 // a hash of the index.
+// [doc:data_word]
 CML_HD inline std::uint32_t data_word(DataKind kind, std::uint64_t i) {
   switch (kind) {
     case DataKind::zeros: return 0u;
@@ -41,5 +42,6 @@ CML_HD inline std::uint32_t data_word(DataKind kind, std::uint64_t i) {
   }
   return 0u;
 }
+// [/doc:data_word]
 
 }  // namespace cml::ch02
