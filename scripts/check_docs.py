@@ -567,7 +567,7 @@ def check_generated(root):
     for path, expected in report.render_chapter_readmes(root).items():
         if open(path).read() != expected:
             failures.append(f"{os.path.relpath(path, root)}: a generated block differs from the reference data "
-                            "(run scripts/promote_reference.sh, never edit between the markers by hand)")
+                            "(run python3 scripts/report.py --readmes-only; never edit between the markers by hand)")
     return failures
 
 
