@@ -299,8 +299,8 @@ def _figure_noted(sec):
     """Every figure of the section has the words "reference GPU" within FIGURE_NOTE_LINES lines of it."""
     lines = sec.split("\n")
     at = [i for i, line in enumerate(lines) if IMAGE.search(line)]
-    return bool(at) and all(FIGURE_NOTE.search("\n".join(lines[max(0, i - FIGURE_NOTE_LINES):i + FIGURE_NOTE_LINES + 1]))
-                            for i in at)
+    near = lambda i: "\n".join(lines[max(0, i - FIGURE_NOTE_LINES):i + FIGURE_NOTE_LINES + 1])  # noqa: E731
+    return bool(at) and all(FIGURE_NOTE.search(near(i)) for i in at)
 
 
 # What every demo's section carries, so a reader can follow it on their own GPU: (what, applies, present).
@@ -447,6 +447,7 @@ def check_images(root):
 
 GLOSSARY = "GLOSSARY.md"
 TERMS = os.path.join("scripts", "glossary_terms.txt")
+GLOSSARY_LINK = re.compile(r"\]\((?:[^)\s]*/)?" + re.escape(GLOSSARY) + r"#([^)\s]+)\)")
 
 
 def slug(heading):
@@ -507,7 +508,7 @@ def check_glossary(root):
                                 f"'### {entry}')")
     for path in tracked_markdown(root):
         rel = os.path.relpath(path, root)
-        for m in re.finditer(r"\]\((?:[^)\s]*/)?" + re.escape(GLOSSARY) + r"#([^)\s]+)\)", _without_code(open(path).read())):
+        for m in GLOSSARY_LINK.finditer(_without_code(open(path).read())):
             if os.path.realpath(os.path.join(os.path.dirname(path), m.group(0)[2:].split("#")[0])) != \
                     os.path.realpath(os.path.join(root, GLOSSARY)):
                 continue
@@ -575,7 +576,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", default=os.path.dirname(HERE))
     ap.add_argument("--build-dir", default=None)
-    ap.add_argument("--stats", action="store_true", help="print words per demo section and lines per chapter; check nothing")
+    ap.add_argument("--stats", action="store_true",
+                    help="print words per demo section and lines per chapter; check nothing")
     a = ap.parse_args()
     build = a.build_dir or os.path.join(a.root, "build")
     if a.stats:

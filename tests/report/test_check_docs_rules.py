@@ -6,7 +6,8 @@ the section (or line): a section over the word limit, too many exercises, a long
 a glossary entry, a link to no glossary entry, a figure from another GPU's set, a long root README, the old
 command, no "reference GPU" beside the figure, no figure, no table where no figure is drawn. Words in code,
 generated blocks and HTML comments do not count, nor numbered lines in code blocks. The generated footnote of
-every run of the quoted reference set is one line with at most three claims and no hash or date."""
+every run of the quoted reference set is one line with at most three claims and no hash or date, and the root
+README's main-job duration comes from the set's provenance.json."""
 import contextlib
 import io
 import os
@@ -170,8 +171,9 @@ def main():
              [f"01_topic/README.md: the section of {TAB} has 4 exercises under Try next (at most 3)"]),
         "an excerpt of 21 lines":
             (tree(**{"01_topic/kernels.cuh": SOURCE + LONG_EXCERPT,
-                     "01_topic/README.md": CHAPTER + "\nThe long one ([`kernels.cuh` › `long`](kernels.cuh#doc:long)):"
-                     "\n\n```cpp\n" + "\n".join(f"int v{i} = {i};" for i in range(21)) + "\n```\n"}),
+                     "01_topic/README.md": CHAPTER + "\nThe long one "
+                     "([`kernels.cuh` › `long`](kernels.cuh#doc:long)):\n\n```cpp\n" +
+                     "\n".join(f"int v{i} = {i};" for i in range(21)) + "\n```\n"}),
              ["01_topic/README.md:", "an excerpt of 21 lines (at most 20"]),
         "a listed term without an entry":
             (tree(**{"scripts/glossary_terms.txt": TERMS + "bank conflict\n",
@@ -231,6 +233,23 @@ def main():
     picked = [c["claim"] for c in report.footnote_claims(claims)]
     if picked != ["c1", "c3", "c5"]:
         failures.append(f"footnote_claims: the first device claims in order, a claim not held last: got {picked}")
+    # The root README's main-job duration is a generated block, from the quoted set's provenance.json (wall_s),
+    # and docs.check fails once it drifts from that.
+    with tempfile.TemporaryDirectory() as root:
+        write(root, {"results/readme_source.txt": "ref-gpu\n",
+                     "results/ref-gpu/provenance.json": '{"wall_s": 335.0, "gpus": [{"name": "NVIDIA H200"}]}',
+                     "README.md": "# x\n\n<!-- results:main_job -->\n<!-- /results:main_job -->\n"})
+        readme = os.path.join(root, "README.md")
+        fresh = report.render_chapter_readmes(root)[readme]
+        if "(NVIDIA H200) the main job ran for **5 min 35 s**" not in fresh or \
+                "results/ref-gpu/provenance.json" not in fresh:
+            failures.append(f"main_job block: {fresh!r}")
+        write(root, {"README.md": fresh})
+        if check_docs.check_generated(root):
+            failures.append(f"main_job block: a fresh block fails: {check_docs.check_generated(root)}")
+        write(root, {"README.md": fresh.replace("5 min 35 s", "4 min 35 s")})
+        expect_report(failures, "a main-job duration edited by hand", check_docs.check_generated(root),
+                      ["README.md: a generated block differs from the reference data"])
     # --stats reads the same tree: words per section and lines per chapter.
     with tempfile.TemporaryDirectory() as root:
         write(root, tree())
