@@ -175,6 +175,7 @@ __global__ void __launch_bounds__(kLitmusBlock) litmus_kernel(LitmusArgs a) {
     // [doc:litmus_iteration]
     compiler_barrier();
     if constexpr (T == Litmus::mp) {
+      // [doc:litmus_mp]
       if (!is_b) {
         Op::store_data(first, i);
         Op::between();
@@ -185,6 +186,7 @@ __global__ void __launch_bounds__(kLitmusBlock) litmus_kernel(LitmusArgs a) {
         const unsigned data = Op::load_data(first);
         tally(count, classify(i, flag, data));
       }
+      // [/doc:litmus_mp]
     } else {
       Op::store_publish(is_b ? second : first, i);
       Op::between();
