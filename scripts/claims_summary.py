@@ -3,34 +3,14 @@
 
     python3 scripts/claims_summary.py RUN_DIR
 
-Reads RUN_DIR/status.txt (label|demo|state|exit|reason, written by run_all.sh) and RUN_DIR/*.claims.csv
-(one row per claim, written by every demo with --claims-csv). Exit status: 0 every device-side claim held,
+Reads RUN_DIR/status.txt (written by run_all.sh) and RUN_DIR/*.claims.csv (one row per claim, written by every
+demo with --claims-csv), through scripts/lib/run_folder.py. Exit status: 0 every device-side claim held,
 1 some did not, 3 a claim could not find its rows (a defect of the demo), 2 bad input."""
-import csv
-import glob
 import os
 import sys
 
-
-def read_status(run_dir):
-    rows = []
-    path = os.path.join(run_dir, "status.txt")
-    if os.path.exists(path):
-        for line in open(path):
-            parts = line.rstrip("\n").split("|", 4)
-            if len(parts) == 5:
-                rows.append(dict(zip(["label", "demo", "state", "exit", "reason"], parts)))
-    return rows
-
-
-def read_claims(run_dir):
-    """label -> list of claim rows (dicts with claim, kind, status, value, bound, measure, text, detail)."""
-    out = {}
-    for path in sorted(glob.glob(os.path.join(run_dir, "*.claims.csv"))):
-        label = os.path.basename(path)[: -len(".claims.csv")]
-        with open(path, newline="") as f:
-            out[label] = list(csv.DictReader(f))
-    return out
+# status.txt and the claims CSVs are read where the run folder's formats live (report.py reads the claims here).
+from lib.run_folder import read_claims, read_status  # noqa: F401
 
 
 def tally(claims):

@@ -20,6 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402  scripts/report.py: reading a run's CSV, row keys
+from lib import run_folder  # noqa: E402  scripts/lib/run_folder.py: which files of a run folder are its CSVs
 
 NEEDED = ("variant", "params", "size", "median_ms")
 
@@ -47,12 +48,6 @@ def demo_name(rows):
     return names.pop() if len(names) == 1 else None
 
 
-def csv_labels(folder):
-    """<label> -> path of every demo CSV of a run folder (as report.load lists them)."""
-    return {n[:-4]: os.path.join(folder, n) for n in sorted(os.listdir(folder))
-            if n.endswith(".csv") and ".tmp." not in n and not n.endswith(".claims.csv")}
-
-
 def pairs(a, b):
     """[(label, rows of A, rows of B)] for two files or two folders."""
     for p in (a, b):
@@ -62,7 +57,7 @@ def pairs(a, b):
         folder, other = (a, b) if os.path.isdir(a) else (b, a)
         raise BadInput(f"{folder} is a folder and {other} a file: give two CSV files or two run folders")
     if os.path.isdir(a):
-        la, lb = csv_labels(a), csv_labels(b)
+        la, lb = run_folder.csv_labels(a), run_folder.csv_labels(b)
         common = [label for label in la if label in lb]
         if not common:
             raise BadInput(f"{a} and {b} have no <label>.csv in common")

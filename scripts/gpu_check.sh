@@ -65,7 +65,7 @@ if [ $status_build = ok ]; then
   if [ $claims -eq 1 ] && [ -n "$claims_run" ]; then
     # The claims held and no demo failed (a failed demo's claims are not in the tally at all).
     python3 scripts/claims_summary.py "$claims_run" >"$logs/claims.log" 2>&1 &&
-      ! grep -q '|failed|' "$claims_run/status.txt" && status_claims=ok
+      [ -z "$(python3 scripts/lib/run_folder.py labels "$claims_run" --state failed)" ] && status_claims=ok
   elif [ $claims -eq 1 ] && [ $has_gpu -eq 1 ]; then
     bash scripts/run_all.sh --strict --skip-build --build-dir "$build" >"$logs/claims.log" 2>&1 && status_claims=ok
   fi

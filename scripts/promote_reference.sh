@@ -25,24 +25,10 @@ while [ $# -gt 0 ]; do
     *) usage_error "unknown option $1" ;;
   esac
 done
-[ -f "$run/status.txt" ] && [ -f "$run/provenance.json" ] || die "$run is not a finished run (status.txt, provenance.json)"
-grep -q '|failed|' "$run/status.txt" && die "$run has failed demos: not a reference"
-# A reference is the full run at default sizes (run_all.sh --reference refuses the same options).
-grep -Eq '"command": "[^"]*(--quick|--only)' "$run/provenance.json" &&
-  die "$run ran with --quick or --only: not a reference"
-
-slug=$(python3 - "$run" <<'EOF'
-import glob, json, sys
-for p in sorted(glob.glob(sys.argv[1] + "/*.json")):
-    try:
-        d = json.load(open(p)).get("device") or {}
-    except Exception:
-        continue
-    if d.get("slug"):
-        print(d["slug"]); break
-EOF
-)
-[ -n "$slug" ] || die "cannot tell the GPU of $run (no demo JSON with a device slug)"
+# scripts/lib/run_folder.py reads and edits the run folders' files (status.txt, runs.txt): the one place that
+# knows their format. A reference is a finished full run at default sizes with no failed demo.
+folder() { python3 scripts/lib/run_folder.py "$@"; }
+slug=$(folder check-reference "$run") || exit 1
 dest=results/$slug
 stage=$(mktemp -d "results/.$slug.stage.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
@@ -68,32 +54,26 @@ keep() {
   fi
 }
 # Waived here, measured in the earlier reference: keep that data.
-while IFS='|' read -r label demo state _ _; do
-  [ "$state" = waived ] || continue
+for label in $(folder labels "$run" --state waived); do
   [ -f "$dest/$label.csv" ] || continue
   log "keeping $label from the earlier reference (waived in this run)"
-  keep "$label" "$demo"
-  sed -i "s/^$label|$demo|waived|\([0-9]*\)|.*/$label|$demo|kept|\1|measured earlier, see provenance.$label.json/" \
-    "$stage/status.txt"
-done <"$run/status.txt"
+  keep "$label" "$(folder get "$run" "$label" demo)"
+  folder mark-kept "$stage" "$label"
+done
 # Not run at all (a run of some demos, --only): keep the earlier reference's data of the others.
-if [ -f "$dest/status.txt" ]; then
-  while IFS='|' read -r label demo state rc reason; do
-    grep -q "^$label|" "$run/status.txt" && continue
-    grep "^$label|" "$dest/runs.txt" >>"$stage/runs.txt" 2>/dev/null || true
-    if [ ! -f "$dest/$label.csv" ]; then
-      # Waived there too (no data): the set still says so, and why.
-      echo "$label|$demo|$state|$rc|$reason" >>"$stage/status.txt"
-      mkdir -p "$stage/logs"
-      [ -f "$dest/logs/$label.log" ] && cp "$dest/logs/$label.log" "$stage/logs/$label.log"
-      [ -f "$dest/$label.claims.csv" ] && cp "$dest/$label.claims.csv" "$stage/$label.claims.csv"
-      continue
-    fi
-    log "keeping $label from the earlier reference (not in this run)"
-    keep "$label" "$demo"
-    echo "$label|$demo|kept|$rc|measured earlier, see provenance.$label.json" >>"$stage/status.txt"
-  done <"$dest/status.txt"
-fi
+for label in $(folder labels "$dest" --not-in "$run"); do
+  folder copy-entry "$dest" "$stage" "$label"
+  if [ ! -f "$dest/$label.csv" ]; then
+    # Waived there too (no data): the set still says so, and why.
+    mkdir -p "$stage/logs"
+    [ -f "$dest/logs/$label.log" ] && cp "$dest/logs/$label.log" "$stage/logs/$label.log"
+    [ -f "$dest/$label.claims.csv" ] && cp "$dest/$label.claims.csv" "$stage/$label.claims.csv"
+    continue
+  fi
+  log "keeping $label from the earlier reference (not in this run)"
+  keep "$label" "$(folder get "$dest" "$label" demo)"
+  folder mark-kept "$stage" "$label"
+done
 [ -d "$dest/profile" ] && cp -r "$dest/profile" "$stage/profile"
 
 rm -rf "$dest.old"

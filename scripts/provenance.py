@@ -6,12 +6,13 @@
 """
 import argparse
 import datetime
-import glob
 import json
 import os
 import platform
 import subprocess
 import tempfile
+
+from lib import run_folder  # scripts/lib/run_folder.py: the demos' JSON device headers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -61,14 +62,8 @@ def cpu_model():
 
 
 def runtime_of(run_dir):
-    for path in sorted(glob.glob(os.path.join(run_dir, "*.json"))):
-        try:
-            d = json.load(open(path)).get("device") or {}
-        except (OSError, ValueError, AttributeError):
-            continue
-        if d.get("runtime"):
-            return d.get("runtime"), d.get("driver")
-    return "", ""
+    d = next((d for d in run_folder.device_headers(run_dir) if d.get("runtime")), None)
+    return (d["runtime"], d.get("driver")) if d else ("", "")
 
 
 def architectures(build_dir):

@@ -23,6 +23,7 @@ import sys
 from collections import OrderedDict
 
 import claims_summary  # scripts/claims_summary.py: reading and counting claims
+from lib import run_folder  # scripts/lib/run_folder.py: status.txt, runs.txt, demos.txt
 import plots  # scripts/plots.py: which figure each demo gets
 import timeline_plot  # scripts/timeline_plot.py: the stream timeline (<label>.timeline.json)
 
@@ -86,33 +87,17 @@ def markdown_table(rows, max_rows=400):
 
 def load(results):
     runs = OrderedDict()  # label -> {"rows":..., "json":...}
-    for name in sorted(os.listdir(results)):
-        if not name.endswith(".csv") or ".tmp." in name or name.endswith(".claims.csv"):
-            continue
-        label = name[:-4]
-        entry = {"rows": read_csv(os.path.join(results, name)), "json": None}
+    for label, path in run_folder.csv_labels(results).items():
+        entry = {"rows": read_csv(path), "json": None}
         jpath = os.path.join(results, label + ".json")
         if os.path.exists(jpath):
             entry["json"] = read_json(jpath)  # a JSON cut short (a demo that died) reads as none
         runs[label] = entry
-    chapter_of = {}
-    manifest = os.path.join(results, "demos.txt")
-    if os.path.exists(manifest):
-        for line in open(manifest):
-            line = line.strip()
-            if "/" in line:
-                ch, demo = line.split("/", 1)
-                chapter_of[demo] = ch
-    commands = {}
-    runs_txt = os.path.join(results, "runs.txt")
-    if os.path.exists(runs_txt):
-        for line in open(runs_txt):
-            parts = line.rstrip("\n").split("|")
-            if len(parts) == 3 and parts[2].strip():
-                commands[parts[0]] = f"build/bin/{parts[1]} {parts[2].strip()}"
+    commands = {label: f"build/bin/{r['demo']} {r['args'].strip()}"
+                for label, r in run_folder.read_runs(results).items() if r["args"].strip()}
     for label, entry in runs.items():
         entry["command"] = commands.get(label)
-    return runs, chapter_of
+    return runs, run_folder.read_chapters(results)
 
 
 def command_of(label, entry):
@@ -302,7 +287,7 @@ def write_report(results, out, runs, chapter_of, root):
     os.makedirs(os.path.join(out, "plots"), exist_ok=True)
     d = device_header(runs)
     prov = read_json(os.path.join(results, "provenance.json"))
-    status = {s["label"]: s for s in claims_summary.read_status(results)}
+    status = {s["label"]: s for s in run_folder.read_status(results)}
     claims = claims_summary.read_claims(results)
     lines = ["# cuda-memory-lab report", ""]
     if d:

@@ -72,34 +72,12 @@ fi
 slug=$(printf '%s' "$gpu" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-+//; s/-+$//')
 stamp=$(date +%Y%m%d-%H%M%S)
 out=${out:-runs/$slug-$stamp}
-mkdir -p "$out/logs" || die "cannot create $out"
-cp "$build_dir/demos.txt" "$out/demos.txt"
-
-# What to run comes from the build (add_demo in each chapter's CMakeLists.txt): "demo|label|args|timeline" per
-# line. Every demo at its defaults first, in chapter order; then the extra runs (a label of their own).
-[ -f "$build_dir/demo_runs.txt" ] || die "$build_dir/demo_runs.txt missing: configure again (cmake --preset release)"
-runs=()
-extras=()
-while IFS='|' read -r demo label args timeline; do
-  [ -n "$demo" ] || continue
-  if [ "$label" = "$demo" ]; then runs+=("$demo|$label|$args|$timeline"); else extras+=("$demo|$label|$args|$timeline"); fi
-done <"$build_dir/demo_runs.txt"
-runs+=("${extras[@]}")
-if [ -n "$only" ]; then
-  filtered=()
-  # REGEX is matched against each run's label (the demo's name, or e.g. transpose_shared_16384).
-  for r in "${runs[@]}"; do
-    IFS='|' read -r _ label _ _ <<<"$r"
-    [[ $label =~ $only ]] && filtered+=("$r")
-  done
-  [ ${#filtered[@]} -gt 0 ] || usage_error "--only '$only' matches no run (labels: the second field of $build_dir/demo_runs.txt)"
-  runs=("${filtered[@]}")
-fi
-
+# What to run comes from the build (add_demo in each chapter's CMakeLists.txt): every demo at its defaults
+# first, in chapter order; then the extra runs (a label of their own). scripts/lib/run_folder.py writes the
+# run folder's files (runs.txt, status.txt, demos.txt), the one place that knows their format.
+plan=$(python3 scripts/lib/run_folder.py init "$out" "$build_dir" ${only:+"--only=$only"}) || exit $?
+mapfile -t runs <<<"$plan"
 n=${#runs[@]}
-# label|demo|args of every run, so the report can say how each CSV was produced.
-printf '%s\n' "${runs[@]}" | awk -F'|' '{print $2 "|" $1 "|" $3}' >"$out/runs.txt"
-: >"$out/status.txt"
 start=$(date +%s)
 failures=()
 k=0
@@ -118,13 +96,8 @@ for r in "${runs[@]}"; do
   now=$(date +%s)
   elapsed=$((now - start))
   eta=$(( elapsed * (n - k) / k ))
-  reason=""
-  case $rc in
-    0) state=ok ;;
-    77) state=waived; reason=$(grep -m1 -o 'waived: .*' "$out/logs/$label.log" | cut -c9-) ;;
-    *) state=failed; failures+=("$label (exit $rc, log $out/logs/$label.log)") ;;
-  esac
-  printf '%s|%s|%s|%s|%s\n' "$label" "$demo" "$state" "$rc" "$reason" >>"$out/status.txt"
+  state=$(python3 scripts/lib/run_folder.py record "$out" "$label" "$demo" "$rc") || die "cannot write $out/status.txt"
+  [ "$state" = failed ] && failures+=("$label (exit $rc, log $out/logs/$label.log)")
   printf '[%2d/%d] %-28s %-8s %4ds   elapsed %dm%02ds  ETA %dm%02ds\n' "$k" "$n" "$label" "$state" \
     $((now - t0)) $((elapsed / 60)) $((elapsed % 60)) $((eta / 60)) $((eta % 60))
 done

@@ -33,7 +33,7 @@ demo=$1
 shift
 [ -f "$build_dir/demos.txt" ] ||
   usage_error "$build_dir/demos.txt missing: build first (README: cmake --preset release && cmake --build --preset release)"
-awk -F/ -v d="$demo" '$2 == d { found = 1 } END { exit !found }' "$build_dir/demos.txt" ||
+python3 scripts/lib/run_folder.py demos "$build_dir" | grep -xF -- "$demo" >/dev/null ||
   usage_error "unknown demo '$demo' (not in $build_dir/demos.txt)"
 if [ $skip_build -eq 0 ]; then
   if [ "$build_dir" = build ]; then
@@ -54,7 +54,8 @@ out=$(realpath -m "${out:-runs/$demo-$(date +%Y%m%d-%H%M%S)}")
 mkdir -p "$out/logs" || die "cannot create $out"
 outputs=()
 # A demo that draws a stream timeline says so in the build's run list (add_demo ... TIMELINE).
-grep -q "^$demo|$demo|.*|1\$" "$build_dir/demo_runs.txt" 2>/dev/null && outputs=(--timeline "$out/$demo.timeline.json")
+[ -n "$(python3 scripts/lib/run_folder.py plan "$build_dir" --label "$demo" --timeline 2>/dev/null)" ] &&
+  outputs=(--timeline "$out/$demo.timeline.json")
 # The demo's table on the terminal and in logs/<demo>.log; its errors or waiver line after it, on stderr.
 "$bin" "$@" --csv "$out/$demo.csv" --json "$out/$demo.json" --claims-csv "$out/$demo.claims.csv" \
   "${outputs[@]}" 2>"$out/logs/$demo.err" | tee "$out/logs/$demo.log"

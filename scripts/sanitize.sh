@@ -54,11 +54,9 @@ gpu_count=$(visible_gpus)
 
 targets_list=()   # "label|command"
 if [ "$targets" != tests ]; then
-  while IFS= read -r line; do
-    [ -n "$line" ] || continue
-    demo=${line#*/}
-    targets_list+=("$demo|$build/bin/$demo --quick")
-  done <"$build/demos.txt"
+  while IFS= read -r demo; do
+    [ -n "$demo" ] && targets_list+=("$demo|$build/bin/$demo --quick")
+  done < <(python3 "$CML_ROOT/scripts/lib/run_folder.py" demos "$build")
 fi
 if [ "$targets" != demos ]; then
   for t in "$build"/tests/*_gpu_tests; do
