@@ -154,12 +154,14 @@ inline bool check_window(Context& ctx, const cudaAccessPolicyWindow& got, const 
 // runs before each sample's flush, through TimingOptions::before_sample; the flush then evicts the demoted
 // lines like any other. Cold samples are one launch each, so every timed launch starts from that state.
 // The timing options of such a sample: the demo's, with `prepare` before each sample and one launch per sample.
+// [doc:isolated_timing]
 inline TimingOptions isolated_timing(const Context& ctx, std::function<void()> prepare = reset_persisting_lines) {
   TimingOptions o = ctx.timing_options();
   o.before_sample = std::move(prepare);
   o.max_batch = 1;  // also when warm (--warm): every sample starts after `prepare`
   return o;
 }
+// [/doc:isolated_timing]
 
 template <class Launch, class Prepare>
 Timing time_isolated(Context& ctx, Launch&& launch, Prepare&& prepare) {

@@ -90,6 +90,7 @@ void pollute(Context& ctx, State& st, PersistingL2Guard& guard, After after) {
   if (after == After::clean) return;
   const std::size_t max_window = ctx.device().access_policy_max_window;
   const std::size_t x_bytes = st.polluter_n * sizeof(uint4);
+  // [doc:stale_or_reset]
   guard.set_stream_window(ctx.stream(), make_window(st.polluter.data(), x_bytes, 1.0, max_window));
   launch_reread(st.polluter.data(), st.polluter_n, 1, st.scratch.data(), st.polluter_blocks, ctx.stream());
   if (after == After::normal_window) {
@@ -100,6 +101,7 @@ void pollute(Context& ctx, State& st, PersistingL2Guard& guard, After after) {
   guard.clear_stream_window(ctx.stream());  // num_bytes = 0, hitProp normal
   CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
   if (after == After::reset) CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+  // [/doc:stale_or_reset]
 }
 // [/doc:pollute]
 
