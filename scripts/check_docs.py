@@ -456,6 +456,11 @@ def slug(heading):
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
+def glossary_key(heading):
+    """Where an entry sorts: by its heading in lower case, letters, digits and spaces only."""
+    return re.sub(r"[^a-z0-9 ]", "", heading.lower())
+
+
 def glossary_entries(root):
     """{anchor: heading} and the set of names the glossary defines (headings and **bold** terms, lower case)."""
     path = os.path.join(root, GLOSSARY)
@@ -499,6 +504,11 @@ def check_glossary(root):
         failures.append(f"{GLOSSARY} is missing")
     if not terms:
         failures.append(f"{TERMS} is missing or empty")
+    headings = list(anchors.values())
+    for before, after in zip(headings, headings[1:]):
+        if glossary_key(after) < glossary_key(before):
+            failures.append(f"{GLOSSARY}: the entry '{after}' comes after '{before}': keep the entries in alphabetical "
+                            "order")
     for path in chapter_pages(root):
         rel = os.path.relpath(path, root)
         text = prose(open(path).read())

@@ -183,6 +183,9 @@ def main():
             (tree(**{"scripts/glossary_terms.txt": TERMS + "model_* | model columns\n",
                      "README.md": ROOT_README + "\nRead the model_efficiency column.\n"}),
              ["README.md: uses 'model_*'", "'### model columns'"]),
+        "a glossary entry out of alphabetical order":
+            (tree(**{"GLOSSARY.md": GLOSSARY + "\n### bank\n\nOne of 32.\n"}),
+             ["GLOSSARY.md: the entry 'bank' comes after 'wavefront'"]),
         "a link to no glossary entry":
             (tree(**{"README.md": ROOT_README.replace("GLOSSARY.md#sector", "GLOSSARY.md#sectors")}),
              ["README.md: link to GLOSSARY.md#sectors names no entry"]),
