@@ -533,7 +533,7 @@ def main_job_block(root):
 
 
 def references_block(root):
-    """The root README's table of committed reference sets, generated from each set's own files."""
+    """The table of committed reference sets (CONTRIBUTING.md), generated from each set's own files."""
     lines = ["", "| GPU | measured | code | cudaMemcpy D2D | device-side claims held | host-dependent claims held | report |",
              "|---|---|---|---|---|---|---|"]
     base = os.path.join(root, "results")
