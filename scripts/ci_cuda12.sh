@@ -82,20 +82,13 @@ check_version() {
     die "CUDA $ver headers missing in $whl"
   fi
 
-  log "CUDA $ver: configure $bdir (nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), architectures $archs)"
+  log "CUDA $ver: configure and build $bdir (nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), architectures $archs, $jobs jobs)"
   # CMAKE_CUDA_RUNTIME_LIBRARY=None: CMake links no cudart of the toolkit's; CML_CUDART_LIBRARY and
   # CML_CUDA_INCLUDE_DIRS (common/CMakeLists.txt) put the wheel's runtime and headers in its place.
-  cmake -S . -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    "-DCMAKE_CUDA_ARCHITECTURES=$archs" \
-    -DCMAKE_CUDA_RUNTIME_LIBRARY=None \
-    "-DCML_CUDART_LIBRARY=$rt/lib/libcudart.so.12" \
-    "-DCML_CUDA_INCLUDE_DIRS=$rt/include;$cccl/include" >"$bdir.configure.log" 2>&1 \
-    || { tail -n 30 "$bdir.configure.log" >&2; die "CUDA $ver: configure failed"; }
-  mv "$bdir.configure.log" "$bdir/configure.log"
+  build_tree --logs "$bdir" --jobs "$jobs" "$bdir" -- "-DCMAKE_CUDA_ARCHITECTURES=$archs" \
+    -DCMAKE_CUDA_RUNTIME_LIBRARY=None "-DCML_CUDART_LIBRARY=$rt/lib/libcudart.so.12" \
+    "-DCML_CUDA_INCLUDE_DIRS=$rt/include;$cccl/include" || die "CUDA $ver: the build of $bdir failed"
   grep -F "cuda-memory-lab:" "$bdir/configure.log" || true
-
-  log "CUDA $ver: build everything ($jobs jobs)"
-  cmake --build "$bdir" -j "$jobs"
 
   log "CUDA $ver: header probe with the build's own compile commands"
   cat >"$bdir/cuda12_probe.cu" <<EOF

@@ -49,15 +49,10 @@ if [ $no_build -eq 1 ]; then
   echo "--no-build: checking $build as built ($(grep -m1 '^CMAKE_CUDA_ARCHITECTURES' "$build/CMakeCache.txt"))" \
     | tee "$logs/configure.log" "$logs/build.log"
   status_configure=ok status_build=ok
-elif [ -f "$build/CMakeCache.txt" ]; then
-  cmake "$build" >"$logs/configure.log" 2>&1 && status_configure=ok
-elif [ "$build" = build ]; then
-  cmake --preset release >"$logs/configure.log" 2>&1 && status_configure=ok
 else
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$logs/configure.log" 2>&1 && status_configure=ok
+  build_tree --logs "$logs" --jobs "$jobs" "$build"
+  case $? in 0) status_configure=ok status_build=ok ;; 2) status_configure=ok ;; esac
 fi
-if [ $no_build -eq 1 ]; then :
-elif [ $status_configure = ok ] && cmake --build "$build" -j "$jobs" >"$logs/build.log" 2>&1; then status_build=ok; fi
 if [ $status_build = ok ]; then
   ctest --test-dir "$build" -j "$jobs" --timeout 600 --output-on-failure >"$logs/ctest.log" 2>&1 && status_ctest=ok
   [ $has_gpu -eq 1 ] && bash scripts/sanitize.sh --tools memcheck --targets demos --build-dir "$build" \

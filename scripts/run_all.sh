@@ -50,17 +50,8 @@ esac
 
 wall_start=$(date +%s)
 if [ $skip_build -eq 0 ]; then
-  ensure_build_deps
   log "build (Release, native architecture when a GPU is visible) in $build_dir"
-  if [ "$build_dir" = build ]; then
-    check_preset_build_dir
-    cmake --preset release >/tmp/cml-configure.log 2>&1 || { tail -n 20 /tmp/cml-configure.log; die "configure failed"; }
-  else
-    cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/tmp/cml-configure.log 2>&1 \
-      || { tail -n 20 /tmp/cml-configure.log; die "configure failed"; }
-  fi
-  cmake --build "$build_dir" -j "$(nproc 2>/dev/null || echo 2)" >/tmp/cml-build.log 2>&1 \
-    || { tail -n 30 /tmp/cml-build.log; die "build failed (log: /tmp/cml-build.log)"; }
+  build_tree --logs "$build_dir/run_all" "$build_dir" || exit 1
 fi
 [ -f "$build_dir/demos.txt" ] || die "$build_dir/demos.txt missing: build first (or drop --skip-build)"
 

@@ -8,8 +8,8 @@
 #   e.g. scripts/run_demo.sh smem_square --quick
 #   <demo>          a name listed in build/demos.txt (without its chapter); what follows goes to the demo
 #                   (build/bin/<demo> --help lists its options)
-#   --skip-build    run the binary as it is (default: cmake --build --preset release --target <demo>)
-#   --build-dir DIR a build folder other than build/ (built with cmake --build DIR --target <demo>)
+#   --skip-build    run the binary as it is (default: cmake --build <build folder> --target <demo> first)
+#   --build-dir DIR a build folder other than build/
 #   --out DIR       write the run there instead of runs/<demo>-<date>-<time>/
 # Exits with the demo's status: 77 when it is waived (no GPU, or a feature this GPU lacks), with its reason.
 set -uo pipefail
@@ -36,14 +36,8 @@ shift
 python3 scripts/lib/run_folder.py demos "$build_dir" | grep -xF -- "$demo" >/dev/null ||
   usage_error "unknown demo '$demo' (not in $build_dir/demos.txt)"
 if [ $skip_build -eq 0 ]; then
-  if [ "$build_dir" = build ]; then
-    build=(cmake --build --preset release --target "$demo")
-  else
-    build=(cmake --build "$build_dir" --target "$demo")
-  fi
-  log "building $demo (${build[*]})"
-  "${build[@]}" >/tmp/cml-build-"$demo".log 2>&1 ||
-    { tail -n 30 /tmp/cml-build-"$demo".log >&2; die "build failed (log: /tmp/cml-build-$demo.log)"; }
+  log "building $demo (cmake --build $build_dir --target $demo)"
+  build_tree --logs "$build_dir/run_demo" --target "$demo" --if-unconfigured "$build_dir" || exit 1
 fi
 bin=$build_dir/bin/$demo
 [ -x "$bin" ] || usage_error "unknown demo '$demo' (no $bin: build it, or drop --skip-build)"

@@ -10,10 +10,7 @@ ensure_build_deps
 ensure_matplotlib || log "warning: matplotlib unavailable; the report test will fail"
 ensure_sass_tools || log "warning: cuobjdump unavailable; the sass.* tests will be reported as skipped"
 jobs=$(nproc 2>/dev/null || echo 2)
-log "configure"
-check_preset_build_dir
-cmake --preset release
-log "build ($jobs jobs)"
-cmake --build --preset release -j "$jobs"
+log "configure and build ($jobs jobs)"
+build_tree --jobs "$jobs" build || exit 1
 log "ctest"
 ctest --preset release -j "$jobs" "$@"

@@ -29,6 +29,53 @@ check_preset_build_dir() {
     die "build/ was configured with '$gen'; the release preset uses Ninja: remove build/ (rm -rf build) and run again"
 }
 
+# build_tree [--logs DIR] [--jobs N] [--target T] [--if-unconfigured] BUILD_DIR [-- CMAKE_ARGS...]
+# The one way the scripts configure and build. build/ is configured with the release preset (Ninja, Release;
+# CMake picks the GPU architecture), any other folder Release with Ninja and CMAKE_ARGS; --if-unconfigured
+# leaves a configured folder as it is. Then it builds everything, or target T, with N jobs (default: every
+# core). With --logs, CMake's output goes to DIR/configure.log and DIR/build.log, and a failure shows their
+# last lines; without, it shows as it comes. Returns 0, 1 when the configure failed, 2 when the build did.
+build_tree() {
+  local logs="" jobs target=() if_unconfigured=0 dir
+  jobs=$(nproc 2>/dev/null || echo 2)
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --logs) logs=$2; shift 2 ;;
+      --jobs) jobs=$2; shift 2 ;;
+      --target) target=(--target "$2"); shift 2 ;;
+      --if-unconfigured) if_unconfigured=1; shift ;;
+      *) dir=$1; shift; break ;;
+    esac
+  done
+  [ "${1:-}" = -- ] && shift
+  local configure_log=/dev/stdout build_log=/dev/stdout
+  if [ -n "$logs" ]; then
+    mkdir -p "$logs" || return 1
+    configure_log=$logs/configure.log build_log=$logs/build.log
+  fi
+  if [ $if_unconfigured -eq 0 ] || [ ! -f "$dir/CMakeCache.txt" ]; then
+    ensure_build_deps
+    local configure
+    if [ "$(realpath -m "$dir")" = "$CML_ROOT/build" ]; then
+      check_preset_build_dir
+      configure=(cmake --preset release "$@")
+    else
+      configure=(cmake -S "$CML_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@")
+      [ -f "$dir/CMakeCache.txt" ] || configure+=(-G Ninja)
+    fi
+    if ! (cd "$CML_ROOT" && "${configure[@]}") >"$configure_log" 2>&1; then
+      [ -n "$logs" ] && tail -n 20 "$configure_log" >&2
+      printf 'error: configure failed%s\n' "${logs:+ (log: $configure_log)}" >&2
+      return 1
+    fi
+  fi
+  if ! cmake --build "$dir" -j "$jobs" "${target[@]}" >"$build_log" 2>&1; then
+    [ -n "$logs" ] && tail -n 30 "$build_log" >&2
+    printf 'error: build failed%s\n' "${logs:+ (log: $build_log)}" >&2
+    return 2
+  fi
+}
+
 # How many GPUs nvidia-smi lists (0 without a driver or a GPU).
 visible_gpus() { nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true; }
 
@@ -51,6 +98,8 @@ have_cmake_package() {
 
 # Installs what the build needs when it is missing: apt when root, otherwise prints the command.
 ensure_build_deps() {
+  [ -n "${CML_BUILD_DEPS_CHECKED:-}" ] && return 0
+  CML_BUILD_DEPS_CHECKED=1
   local pkgs=()
   command -v cmake >/dev/null || pkgs+=(cmake)
   command -v ninja >/dev/null || pkgs+=(ninja-build)
