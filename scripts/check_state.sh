@@ -5,7 +5,7 @@
 set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
 build="$CML_ROOT/build"
-case ${1:-} in -h|--help) sed -n '2,4p' "$CML_SELF"; exit 0 ;; esac
+case ${1:-} in -h|--help) print_help ;; esac
 [ "${1:-}" = --build-dir ] && { need_value "$@"; build=$(from_caller "$2"); shift 2; }
 build=$(cd "$build" && pwd) || die "no build directory $build"
 probe="$build/tests/state_probe"

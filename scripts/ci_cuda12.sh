@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
     --jobs) need_value "$@"; jobs=$2; shift 2 ;;
     --no-ctest) run_ctest=0; shift ;;
     --gpu) gpu=1; shift ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$CML_SELF" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) print_help ;;
     *) usage_error "unknown argument '$1' (try --help)" ;;
   esac
 done

@@ -9,7 +9,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --seconds) need_value "$@"; seconds=$2; shift 2 ;;
     --build-dir) need_value "$@"; build=$(from_caller "$2"); shift 2 ;;
-    -h|--help) sed -n '2,3p' "$CML_SELF"; exit 0 ;;
+    -h|--help) print_help ;;
     *) usage_error "unknown option $1" ;;
   esac
 done

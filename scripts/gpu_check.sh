@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
     --no-claims) claims=0; shift ;;
     --no-build) no_build=1; shift ;;
     --claims-run) need_value "$@"; claims_run=$(from_caller "$2"); shift 2 ;;
-    -h|--help) sed -n '2,11p' "$CML_SELF"; exit 0 ;;
+    -h|--help) print_help ;;
     *) usage_error "unknown option $1 (see --help)" ;;
   esac
 done

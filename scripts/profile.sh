@@ -2,20 +2,32 @@
 # Profile one demo with Nsight Compute and print the blog posts' nvprof-style table: load/store efficiency, sectors
 # per request, shared wavefronts per request and bank conflicts, DRAM bytes — each next to the access
 # model's prediction (from the demo's own CSV) and the difference.
-#   scripts/profile.sh <demo> [--variant NAME ...] [other demo arguments]
+#   scripts/profile.sh [--build-dir DIR] [--out DIR] <demo> [--variant NAME ...] [other demo arguments]
+#   --build-dir DIR  the build folder whose bin/<demo> runs (default build/)
+#   --out DIR        where ncu's CSV, the demo's CSV and log and the table go (default <build>/profile/<demo>;
+#                    also the environment variable CML_PROFILE_OUT)
 # The demo runs in --profile mode: one timed launch per measurement, bracketed by cudaProfilerStart/Stop
 # and an NVTX range "variant#k|params", so ncu profiles exactly those launches (not the verification
 # launch, the L2 flushes or the copy ceiling). ncu always runs with --clock-control none.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
-case ${1:-} in -h|--help) sed -n '2,8p' "$CML_SELF"; exit 0 ;; esac
-[ $# -ge 1 ] || usage_error "usage: scripts/profile.sh <demo> [--variant NAME] [demo args]"
+build=$CML_ROOT/build
+out=${CML_PROFILE_OUT:-}
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build-dir) need_value "$@"; build=$(from_caller "$2"); shift 2 ;;
+    --out) need_value "$@"; out=$(from_caller "$2"); shift 2 ;;
+    -h|--help) print_help ;;
+    -*) usage_error "unknown option $1 before the demo's name (see --help)" ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 1 ] || usage_error "usage: scripts/profile.sh [--build-dir DIR] [--out DIR] <demo> [--variant NAME] [demo args]"
 demo=$1; shift
-build=${CML_BUILD:-$CML_ROOT/build}
 exe="$build/bin/$demo"
 [ -x "$exe" ] || die "$exe not found (build first: cmake --preset release && cmake --build --preset release)"
 command -v ncu >/dev/null || die "ncu (Nsight Compute) not found on PATH"
-out=${CML_PROFILE_OUT:-$build/profile/$demo}
+out=${out:-$build/profile/$demo}
 mkdir -p "$out"
 
 metrics=(

@@ -12,7 +12,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$CML_ROOT"
-case ${1:-} in -h|--help) sed -n '2,11p' "$CML_SELF"; exit 0 ;; esac
+case ${1:-} in -h|--help) print_help ;; esac
 run=${1:+$(from_caller "$1")}
 [ -n "$run" ] && [ -d "$run" ] || usage_error "usage: promote_reference.sh RUN_DIR [--build-dir DIR]"
 build_dir=build

@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
     --reference) reference=1; shift ;;
     --skip-build) skip_build=1; shift ;;
     --build-dir) need_value "$@"; build_dir=$(from_caller "$2"); shift 2 ;;
-    -h|--help) sed -n '2,16p' "$CML_SELF"; exit 0 ;;
+    -h|--help) print_help ;;
     *) usage_error "unknown option $1 (see --help)" ;;
   esac
 done

@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
     --skip-build) skip_build=1; shift ;;
     --build-dir) need_value "$@"; build_dir=$(from_caller "$2"); shift 2 ;;
     --out) need_value "$@"; out=$(from_caller "$2"); shift 2 ;;
-    -h|--help) sed -n '2,14p' "$CML_SELF"; exit 0 ;;
+    -h|--help) print_help ;;
     -*) usage_error "unknown option $1 (see --help)" ;;
     *) break ;;
   esac

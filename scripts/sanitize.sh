@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
     --timeout) need_value "$@"; per_run=$2; shift 2 ;;
     --build-dir) need_value "$@"; build=$(from_caller "$2"); shift 2 ;;
     --logs) need_value "$@"; logs=$2; shift 2 ;;
-    -h|--help) sed -n '2,8p' "$CML_SELF"; exit 0 ;;
+    -h|--help) print_help ;;
     *) usage_error "unknown option $1" ;;
   esac
 done

@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # A timeline of copies and kernels overlapping in streams.
-#   scripts/timeline.sh [demo args]          stream_overlap traced with CUDA events: writes
-#                                            <build>/timeline/stream_overlap.json (Chrome trace: open it in
-#                                            https://ui.perfetto.dev) and draws it as .png beside it
-#   scripts/timeline.sh --nsys <demo> [args] the same picture from Nsight Systems, for any demo: writes
-#                                            <build>/timeline/<demo>.nsys-rep and prints the CUDA API and
-#                                            GPU trace summaries (needs nsys on PATH)
-# CML_BUILD picks the build folder (default build/).
+#   scripts/timeline.sh [--build-dir DIR] [demo args]
+#       the demo whose add_demo() says TIMELINE (chapter 04's stream overlap), traced with CUDA events:
+#       writes <build>/timeline/<demo>.json (a Chrome trace: open it in https://ui.perfetto.dev) and draws it
+#       as <demo>.png beside it
+#   scripts/timeline.sh [--build-dir DIR] --nsys <demo> [demo args]
+#       the same picture from Nsight Systems, for any demo: writes <build>/timeline/<demo>.nsys-rep and prints
+#       the CUDA API and GPU trace summaries (needs nsys on PATH)
+#   --build-dir DIR   the build folder whose bin/ runs (default build/)
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
-build=${CML_BUILD:-$CML_ROOT/build}
-case "${1:-}" in
-  -h|--help) sed -n '2,9p' "$CML_SELF"; exit 0 ;;
-esac
-if [ "${1:-}" = --nsys ]; then
-  shift
+build=$CML_ROOT/build
+nsys=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build-dir) need_value "$@"; build=$(from_caller "$2"); shift 2 ;;
+    --nsys) nsys=1; shift; break ;;
+    -h|--help) print_help ;;
+    *) break ;;
+  esac
+done
+if [ $nsys -eq 1 ]; then
   [ $# -ge 1 ] || usage_error "usage: scripts/timeline.sh --nsys <demo> [demo args]"
   demo=$1; shift
   command -v nsys >/dev/null || die "nsys (Nsight Systems) not found on PATH; scripts/timeline.sh without --nsys needs only the GPU"
@@ -24,8 +30,11 @@ if [ "${1:-}" = --nsys ]; then
   nsys stats --report cuda_api_sum,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum "$build/timeline/$demo.nsys-rep"
   exit 0
 fi
-[ -x "$build/bin/stream_overlap" ] || die "$build/bin/stream_overlap not built (cmake --build --preset release)"
+# The demo that writes a stream timeline is declared in its chapter's CMakeLists.txt (add_demo ... TIMELINE).
+demo=$(python3 "$CML_ROOT/scripts/lib/run_folder.py" plan "$build" --defaults --timeline --field demo | head -n 1)
+[ -n "$demo" ] || die "no demo of $build writes a stream timeline (add_demo ... TIMELINE; configure first)"
+[ -x "$build/bin/$demo" ] || die "$build/bin/$demo not built (cmake --build --preset release)"
 mkdir -p "$build/timeline"
-trace=$build/timeline/stream_overlap.json
-"$build/bin/stream_overlap" --variant staged --timeline "$trace" "$@"
+trace=$build/timeline/$demo.json
+"$build/bin/$demo" --timeline "$trace" "$@"
 python3 "$CML_ROOT/scripts/timeline_plot.py" "$trace" "${trace%.json}.png"

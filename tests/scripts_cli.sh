@@ -56,20 +56,31 @@ expect_usage_error scripts/ci_cuda12.sh --jobs x
 expect_usage_error scripts/ci_cuda12.sh --gpu --no-ctest
 expect_usage_error scripts/check_state.sh --build-dir
 expect_usage_error scripts/profile.sh
+expect_usage_error scripts/profile.sh --bogus smem_square
+expect_usage_error scripts/profile.sh --build-dir
 expect_usage_error scripts/timeline.sh --nsys
+expect_usage_error scripts/timeline.sh --build-dir
+expect_usage_error scripts/test.sh --build-dir
 expect_usage_error scripts/run_demo.sh --bogus
 expect_usage_error scripts/run_demo.sh
 expect_usage_error scripts/run_demo.sh no_such_demo
-# --help prints the script's own header from anywhere, with the script named by a path relative to there.
+# --help prints the script's own header from anywhere, with the script named by a path relative to there or
+# an absolute one, run by bash or as the executable it is.
 outside=$(mktemp -d)
 rel=$(realpath --relative-to="$outside" "$PWD")
-for script in scripts/*.sh; do
-  if out=$(cd "$outside" && bash "$rel/$script" --help 2>&1 </dev/null) && [ -n "$out" ] && [[ $out != error:* ]]; then
+expect_help() {
+  local out
+  if out=$(cd "$outside" && "$@" --help 2>&1 </dev/null) && [ -n "$out" ] && [[ $out != error:* ]]; then
     pass=$((pass + 1))
   else
     fail=$((fail + 1))
-    printf 'FAIL: %s --help from %s -> %s\n' "$rel/$script" "$outside" "$(printf '%s\n' "$out" | head -n 2)"
+    printf 'FAIL: %s --help from %s -> %s\n' "$*" "$outside" "$(printf '%s\n' "$out" | head -n 2)"
   fi
+}
+for script in scripts/*.sh; do
+  expect_help bash "$rel/$script"
+  expect_help "$rel/$script"
+  expect_help "$PWD/$script"
 done
 rmdir "$outside"
 # The Python helpers keep argparse's answer (exit 2, a usage line, then "<tool>: error: ..."), never a traceback.

@@ -10,6 +10,10 @@ CML_CALLER_DIR=$PWD
 # from_caller PATH: PATH as the caller meant it (absolute, or relative to CML_CALLER_DIR).
 from_caller() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$CML_CALLER_DIR/$1" ;; esac; }
 
+# --help: the header comment of the script that sourced this file (its lines after the first, up to the first
+# line that is not a comment), without the comment marks; then exit 0.
+print_help() { awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$CML_SELF"; exit 0; }
+
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # A caller's mistake on the command line: one line, exit 2 (a failure of the work itself exits 1).
