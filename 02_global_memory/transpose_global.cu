@@ -35,7 +35,6 @@
 #include <fmt/format.h>
 
 #include "02_global_memory/kernels/transpose_global.cuh"
-#include "common/access_model.hpp"
 #include "common/harness.hpp"
 #include "common/transpose.hpp"
 
@@ -51,18 +50,18 @@ using BlockLauncher = void (*)(const float*, float*, std::size_t, std::size_t, c
 struct Kernel {
   Expect expect;
   BlockLauncher launch;
-  bool load_along_row;   // consecutive lanes read consecutive addresses of an input row
-  bool store_along_row;  // consecutive lanes write consecutive addresses of an output row
+  bool lanes_along_rows;  // consecutive lanes take consecutive elements of an input row (else of a column)
+  unsigned unroll = 1;    // elements per thread, blockDim.x apart along the lanes
 };
 
-const Kernel kCopyCol{Expect::kCopy, launch_copy_col, false, false};
-const Kernel kNaiveRow{Expect::kTranspose, launch_transpose_naive_row<BlockOrder::kRowMajor>, true, false};
-const Kernel kNaiveCol{Expect::kTranspose, launch_transpose_naive_col<BlockOrder::kRowMajor>, false, true};
-const Kernel kNaiveColL2Only{Expect::kTranspose, launch_transpose_naive_col_l2only, false, true};
-const Kernel kUnroll4Row{Expect::kTranspose, launch_transpose_unroll4_row, true, false};
-const Kernel kUnroll4Col{Expect::kTranspose, launch_transpose_unroll4_col, false, true};
-const Kernel kDiagonalRow{Expect::kTranspose, launch_transpose_diagonal_row, true, false};
-const Kernel kDiagonalCol{Expect::kTranspose, launch_transpose_diagonal_col, false, true};
+const Kernel kCopyCol{Expect::kCopy, launch_copy_col, false};
+const Kernel kNaiveRow{Expect::kTranspose, launch_transpose_naive_row<BlockOrder::kRowMajor>, true};
+const Kernel kNaiveCol{Expect::kTranspose, launch_transpose_naive_col<BlockOrder::kRowMajor>, false};
+const Kernel kNaiveColL2Only{Expect::kTranspose, launch_transpose_naive_col_l2only, false};
+const Kernel kUnroll4Row{Expect::kTranspose, launch_transpose_unroll4_row, true, kUnroll};
+const Kernel kUnroll4Col{Expect::kTranspose, launch_transpose_unroll4_col, false, kUnroll};
+const Kernel kDiagonalRow{Expect::kTranspose, launch_transpose_diagonal_row, true};
+const Kernel kDiagonalCol{Expect::kTranspose, launch_transpose_diagonal_col, false};
 
 void run_kernel(Context& ctx, const Kernel& k, dim3 block, const std::string& prefix = "") {
   transpose::Bench& b = transpose::bench(ctx);
@@ -71,10 +70,11 @@ void run_kernel(Context& ctx, const Kernel& k, dim3 block, const std::string& pr
                    [&](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t st) {
                      k.launch(in, out, r, c, st, block);
                    });
-  // The output's rows are `cols` long for a copy and `rows` long for a transpose.
-  const std::size_t out_ld = k.expect == Expect::kCopy ? s.cols : s.rows;
-  transpose::set_global_model(row, model::tile_access(block.x, block.y, s.cols, sizeof(float), k.load_along_row),
-                              model::tile_access(block.x, block.y, out_ld, sizeof(float), k.store_along_row));
+  // Over the whole launch, edge blocks included: ncu averages their idle lanes into its counts. The block
+  // order (diagonal) changes which block takes a tile, not what the tiles access.
+  const transpose::LaunchAccesses a =
+      transpose::element_launch(s, block.x, block.y, k.lanes_along_rows, k.expect == Expect::kTranspose, k.unroll);
+  transpose::set_global_model(row, a.ld, a.st);
 }
 
 std::function<void(Context&)> variant(const Kernel& k) {

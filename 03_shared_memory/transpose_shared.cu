@@ -119,8 +119,8 @@ void padded_tile(Context& ctx) {
 
 // The 64 x 64 kernels: the 16-byte path inside the matrix, the 4-byte path on edge tiles and wherever a side
 // is no multiple of 4 (transpose_launch_model.hpp).
-void wide_model(Row& row, const transpose::Shape& s, bool async = false) {
-  const transpose::LaunchAccesses a = wide_launch(s, async);
+void wide_model(Row& row, const transpose::Shape& s, bool async = false, bool moved = false) {
+  const transpose::LaunchAccesses a = wide_launch(s, async, moved);
   set_launch_model(row, a);
   // tile64_async on a matrix of whole tiles: its only shared stores are cp.async's.
   if (async && a.smem_st.requests == 0)
@@ -184,10 +184,26 @@ void tile_move(Context& ctx) {
                             s, [](int r, int c) { return r * (kProbeSide + 1) + c; }, true));
 }
 
-void wide(Context& ctx, const std::string& params, const transpose::Launch& launch, bool async = false) {
+void wide(Context& ctx, const std::string& params, const transpose::Launch& launch, bool async = false,
+          Expect expect = Expect::kTranspose) {
   transpose::Bench& b = transpose::bench(ctx);
-  Row& row = b.run(ctx, params, Expect::kTranspose, launch);
-  wide_model(row, b.shape(), async);
+  Row& row = b.run(ctx, params, expect, launch);
+  wide_model(row, b.shape(), async, expect == Expect::kTileMove64);
+}
+
+// The float4 tile, at most kVec4BlocksPerSm blocks per SM, carveout fitted, each block prefetching into L2 a
+// later block's tile, tiles in kOrder; kMoved: not a transpose, the same kernel moving each tile untransposed
+// (its access pattern's own ceiling); kEvictFirst: evict-first stores.
+template <transpose::BlockOrder kOrder, TileDest kDest = TileDest::kTransposed, bool kEvictFirst = false>
+void prefetched(Context& ctx) {
+  if (const std::string why = l2_prefetch_unsupported(ctx.device().cc_major, ctx.device().cc_minor); !why.empty())
+    throw Waived(why);
+  wide(ctx,
+       fmt::format("tile=64x64 threads=256 blocks/SM<={} carveout=fit{} L2-prefetch={}-ahead{}{}", kVec4BlocksPerSm,
+                   order_label(kOrder), tile64_vec4_prefetch_ahead<kOrder, kDest, kEvictFirst>(),
+                   kEvictFirst ? " evict-first-stores" : "", kDest == TileDest::kMoved ? " moved-untransposed" : ""),
+       launch_tile64_vec4_prefetched<kOrder, kDest, kEvictFirst>, false,
+       kDest == TileDest::kMoved ? Expect::kTileMove64 : Expect::kTranspose);
 }
 
 // The float4 tile: all 8 blocks per SM or at most kVec4BlocksPerSm, fitted by kCarve, tiles in kOrder.
@@ -302,15 +318,17 @@ Demo make_demo() {
        float4_tile<transpose::BlockOrder::kColumnMajor, true, Carve::kFit>},
       {"tile64_vec4_3pb_col_pf",
        "tile64_vec4_3pb_col, each block prefetching into L2 (evict-last) a later block's tile (CC >= 8.0)",
-       [](Context& ctx) {
-         if (const std::string why = l2_prefetch_unsupported(ctx.device().cc_major, ctx.device().cc_minor);
-             !why.empty())
-           throw Waived(why);
-         wide(ctx,
-              fmt::format("tile=64x64 threads=256 blocks/SM<={} carveout=fit column-order L2-prefetch={}-ahead",
-                          kVec4BlocksPerSm, tile64_vec4_prefetch_ahead()),
-              launch_transpose_tile64_vec4_prefetched);
-       }},
+       prefetched<transpose::BlockOrder::kColumnMajor>},
+      {"tile64_vec4_3pb_col_pf_cs", "tile64_vec4_3pb_col_pf with evict-first stores (__stcs)",
+       prefetched<transpose::BlockOrder::kColumnMajor, TileDest::kTransposed, true>},
+      {"tile64_vec4_3pb_grouped_pf", "tile64_vec4_3pb_col_pf with blocks in grouped order (bands of 16 tile rows)",
+       prefetched<transpose::BlockOrder::kGrouped>},
+      {"tile_move_vec4_col_pf",
+       "not a transpose: tile64_vec4_3pb_col_pf's kernel moving each tile untransposed to the transposed place, "
+       "the same addresses in the same order: that access pattern's own ceiling",
+       prefetched<transpose::BlockOrder::kColumnMajor, TileDest::kMoved>},
+      {"tile_move_vec4_grouped_pf", "not a transpose: tile64_vec4_3pb_grouped_pf's access pattern as a copy",
+       prefetched<transpose::BlockOrder::kGrouped, TileDest::kMoved>},
       {"tile64_async", "tile64_vec4 in persistent blocks, cp.async into two tile buffers (CC >= 8.0)",
        [](Context& ctx) {
          if (const std::string why = tile64_async_unsupported(ctx.device().cc_major, ctx.device().cc_minor);

@@ -66,13 +66,17 @@ inline std::vector<float> transpose_reference(const std::vector<float>& in, std:
 
 // Not a transpose: each side x side tile of `in` moves, untransposed, to where the transpose puts it.
 // Tile (tr, tc) of the rows x cols input becomes tile (tc, tr) of the cols x rows output, and its element
-// (y, x) stays element (y, x). Both sides must be multiples of `side`. With side 1 this is the transpose.
+// (y, x) stays element (y, x). A partial tile (the last row or column of tiles where a side is no multiple
+// of `side`) has no untransposed place inside the output: its elements are transposed. With side 1 this is
+// the transpose.
 inline std::vector<float> tile_move_reference(const std::vector<float>& in, std::size_t rows, std::size_t cols,
                                               std::size_t side) {
   std::vector<float> out(rows * cols);
+  const std::size_t whole_rows = rows / side * side, whole_cols = cols / side * side;
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < cols; ++c)
-      out[(c / side * side + r % side) * rows + r / side * side + c % side] = in[r * cols + c];
+      out[r < whole_rows && c < whole_cols ? (c / side * side + r % side) * rows + r / side * side + c % side
+                                           : c * rows + r] = in[r * cols + c];
   return out;
 }
 
@@ -139,7 +143,7 @@ inline Shape demo_shape(Context& ctx) {
   return s;
 }
 
-// What a kernel must produce: the input, its transpose, or (03_shared_memory's tile_move_64x8) the
+// What a kernel must produce: the input, its transpose, or (03_shared_memory's tile_move_* kernels) the
 // 64 x 64 tiles of the input moved untransposed to the transposed tiles' places (tile_move_reference).
 enum class Expect { kCopy, kTranspose, kTileMove64 };
 
@@ -225,29 +229,34 @@ LaunchAccesses launch_accesses(const Shape& s, std::size_t tile_rows, std::size_
   return total;
 }
 
-// The global-only kernels of chapter 02 with a bx x by block, one element per thread: thread (x, y) moves
-// element (r0 + y, c0 + x) of a by x bx tile when lanes walk the input's rows (copy_row, naive_row), element
-// (r0 + x, c0 + y) of a bx x by tile when they walk its columns (naive_col). `transposed`: the element is
-// written to out[c * rows + r], else (the copy) to the same place as it was read.
+// The global-only kernels of chapter 02 with a bx x by block: thread (x, y) moves element (r0 + y, c0 + x)
+// of a by x bx tile when lanes walk the input's rows (copy_row, naive_row), element (r0 + x, c0 + y) of a
+// bx x by tile when they walk its columns (naive_col). With `unroll` elements per thread (unroll4_*), the
+// tile is `unroll` times longer along the lanes and element k lies k * bx further along: one load and one
+// store instruction per element. `transposed`: the element is written to out[c * rows + r], else (the
+// copy) to the same place as it was read.
 inline LaunchAccesses element_launch(const Shape& s, unsigned bx, unsigned by, bool lanes_along_rows,
-                                     bool transposed) {
-  const std::size_t tile_rows = lanes_along_rows ? by : bx, tile_cols = lanes_along_rows ? bx : by;
+                                     bool transposed, unsigned unroll = 1) {
+  const std::size_t along = std::size_t{bx} * unroll;
+  const std::size_t tile_rows = lanes_along_rows ? by : along, tile_cols = lanes_along_rows ? along : by;
   return launch_accesses(s, tile_rows, tile_cols, [&](std::size_t r0, std::size_t c0) {
-    const auto rc = [&](unsigned t) {
-      const std::size_t x = t % bx, y = t / bx;
-      return lanes_along_rows ? std::pair{r0 + y, c0 + x} : std::pair{r0 + x, c0 + y};
-    };
     LaunchAccesses a;
-    a.ld = block_global(bx * by, sizeof(float), [&](unsigned t) -> std::optional<std::uint64_t> {
-      const auto [r, c] = rc(t);
-      if (r >= s.rows || c >= s.cols) return std::nullopt;
-      return (r * s.cols + c) * sizeof(float);
-    });
-    a.st = block_global(bx * by, sizeof(float), [&](unsigned t) -> std::optional<std::uint64_t> {
-      const auto [r, c] = rc(t);
-      if (r >= s.rows || c >= s.cols) return std::nullopt;
-      return (transposed ? c * s.rows + r : r * s.cols + c) * sizeof(float);
-    });
+    for (unsigned k = 0; k < unroll; ++k) {
+      const auto rc = [&](unsigned t) {
+        const std::size_t x = t % bx + std::size_t{k} * bx, y = t / bx;
+        return lanes_along_rows ? std::pair{r0 + y, c0 + x} : std::pair{r0 + x, c0 + y};
+      };
+      a.ld += block_global(bx * by, sizeof(float), [&](unsigned t) -> std::optional<std::uint64_t> {
+        const auto [r, c] = rc(t);
+        if (r >= s.rows || c >= s.cols) return std::nullopt;
+        return (r * s.cols + c) * sizeof(float);
+      });
+      a.st += block_global(bx * by, sizeof(float), [&](unsigned t) -> std::optional<std::uint64_t> {
+        const auto [r, c] = rc(t);
+        if (r >= s.rows || c >= s.cols) return std::nullopt;
+        return (transposed ? c * s.rows + r : r * s.cols + c) * sizeof(float);
+      });
+    }
     return a;
   });
 }

@@ -6,8 +6,9 @@
 # and times 10000 back-to-back launches between two events) with nvcc for sm_90a into the output folder, then
 # alternates, N rounds (default 3):
 #   the peer, and transpose_shared --size 32768 with the TMA transposes (tma_64x64, tma_64x64_col), the
-#   classic tiles (tiled_64x8, fast_64x8, fast_64x8_col) and the float4 tiles capped at 3 blocks per SM
-#   (tile64_vec4_3pb, tile64_vec4_3pb_col, tile64_vec4_3pb_col_pf)
+#   classic tiles (tiled_64x8, fast_64x8, fast_64x8_col), the float4 tiles capped at 3 blocks per SM
+#   (tile64_vec4_3pb, _col, _col_pf, _col_pf_cs, _grouped_pf) and the copies with the access patterns of the
+#   last two orders (tile_move_vec4_col_pf, tile_move_vec4_grouped_pf: not transposes, their ceilings)
 # (each verified bit-exactly before it is timed; cudaMemcpy D2D of the same matrix in the same process).
 # Prints every round and the ratio of the medians. Output: runs/peer-transpose-<date>-<time>/ (ignored by
 # git). Needs a GPU of compute capability 9.0; exits 77 on any other.
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
     --rounds) need_value "$@"; rounds=$2; shift 2 ;;
     --build-dir) need_value "$@"; build_dir=$(from_caller "$2"); shift 2 ;;
     --out) need_value "$@"; out=$(from_caller "$2"); shift 2 ;;
-    -h|--help) sed -n '2,13p' "$CML_SELF"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$CML_SELF"; exit 0 ;;
     -*) usage_error "unknown option $1 (see --help)" ;;
     *) [ -z "$peer" ] || usage_error "one PEER_DIR only"; peer=$(from_caller "$1"); shift ;;
   esac
@@ -47,8 +48,10 @@ log "building the peer ($src) for sm_90a"
 nvcc -std=c++17 -O3 -DNDEBUG -w --use_fast_math -arch=sm_90a -o "$out/peer_transpose" "$src" -lcuda \
   >"$out/peer_build.log" 2>&1 || { tail -n 20 "$out/peer_build.log"; die "the peer did not build"; }
 
+# tile_move_* are not transposes: the copies with a transpose's access pattern, its own ceiling.
 variants=(tma_64x64 tma_64x64_col tiled_64x8 fast_64x8 fast_64x8_col tile64_vec4_3pb tile64_vec4_3pb_col
-          tile64_vec4_3pb_col_pf)
+          tile64_vec4_3pb_col_pf tile64_vec4_3pb_col_pf_cs tile64_vec4_3pb_grouped_pf tile_move_vec4_col_pf
+          tile_move_vec4_grouped_pf)
 for r in $(seq 1 "$rounds"); do
   log "round $r of $rounds: peer"
   "$out/peer_transpose" >"$out/peer.$r.log" 2>&1 || { cat "$out/peer.$r.log"; die "the peer failed"; }
@@ -84,7 +87,8 @@ for v in variants:
     print(f"{v:24}" + "".join(f"{x:11.0f}" for x in suite[v]) + f"{med(suite[v]):11.0f}")
 print(f"{'cudaMemcpy D2D':24}{'':{11 * rounds}}{med(memcpy):11.0f}")
 for v in variants:
-    print(f"{v} / peer = {med(suite[v]) / med(peer):.3f}   {v} / cudaMemcpy = {med(suite[v]) / med(memcpy):.3f}")
+    vs_peer = f"{v} / peer = {med(suite[v]) / med(peer):.3f}   " if not v.startswith("tile_move") else ""
+    print(f"{vs_peer}{v} / cudaMemcpy = {med(suite[v]) / med(memcpy):.3f}")
 print(f"peer / cudaMemcpy = {med(peer) / med(memcpy):.3f}")
 EOF
 log "results in $out"

@@ -66,8 +66,10 @@ transpose::LaunchAccesses two_phase_launch(const transpose::Shape& s, Word word,
 // tile columns in phase 2: 4 wavefronts per request through the chunk swizzle, like the 16-byte path. With
 // `async` the 16-byte path copies global memory to shared memory with cp.async (LDGSTS): ncu counts those
 // as global load requests (16 sectors each) but as no shared store instruction, so they add nothing to
-// smem_st; the 4-byte path of the edge tiles still stores to shared memory with STS.
-inline transpose::LaunchAccesses wide_launch(const transpose::Shape& s, bool async) {
+// smem_st; the 4-byte path of the edge tiles still stores to shared memory with STS. `moved`: the
+// tile_move_vec4_* kernels, whose phase 2 reads whole tiles untransposed (tile row 4 bc + k, chunk br / 4;
+// on the 4-byte path tile element (c, r)) and writes the same global addresses as the transpose.
+inline transpose::LaunchAccesses wide_launch(const transpose::Shape& s, bool async, bool moved = false) {
   const bool aligned = s.rows % 4 == 0 && s.cols % 4 == 0;  // the buffers are cudaMalloc's: 256-byte aligned
   return transpose::launch_accesses(s, kWide, kWide, [&](std::size_t r0, std::size_t c0) {
     transpose::LaunchAccesses a;
@@ -83,7 +85,9 @@ inline transpose::LaunchAccesses wide_launch(const transpose::Shape& s, bool asy
             return std::uint64_t(wide_offset(load_row(int(t), k), 4 * load_chunk(int(t)))) * sizeof(float);
           });
         a.smem_ld += transpose::block_shared(kWideThreads, f4, kSmemLoad, [&](unsigned t) -> LaneAt {
-          return std::uint64_t(wide_offset(block_row(int(t)) + k, 4 * block_chunk(int(t)))) * sizeof(float);
+          const int word = moved ? wide_offset(4 * block_chunk(int(t)) + k, block_row(int(t)))
+                                 : wide_offset(block_row(int(t)) + k, 4 * block_chunk(int(t)));
+          return std::uint64_t(word) * sizeof(float);
         });
         a.st += transpose::block_global(kWideThreads, f4, [&](unsigned t) -> LaneAt {
           return ((c0 + 4 * block_chunk(int(t)) + k) * s.rows + r0 + block_row(int(t))) * sizeof(float);
@@ -91,6 +95,7 @@ inline transpose::LaunchAccesses wide_launch(const transpose::Shape& s, bool asy
       }
       return a;
     }
+    const bool whole = moved && r0 + kWide <= s.rows && c0 + kWide <= s.cols;  // moved on the 4-byte path too
     for (int i = 0; i < kWide / (kWideThreads / kWide); ++i) {
       // Phase 1: thread t reads column t % 64 of tile row t / 64 + 4 i; phase 2 writes tile row t % 64
       // (input row) to output row c0 + t / 64 + 4 i.
@@ -106,7 +111,7 @@ inline transpose::LaunchAccesses wide_launch(const transpose::Shape& s, bool asy
       });
       a.smem_ld += transpose::block_shared(kWideThreads, sizeof(float), kSmemLoad, [&](unsigned t) -> LaneAt {
         if (c0 + step(t) >= s.cols || r0 + along(t) >= s.rows) return std::nullopt;
-        return std::uint64_t(wide_offset(along(t), step(t))) * sizeof(float);
+        return std::uint64_t(whole ? wide_offset(step(t), along(t)) : wide_offset(along(t), step(t))) * sizeof(float);
       });
       a.st += transpose::block_global(kWideThreads, sizeof(float), [&](unsigned t) -> LaneAt {
         if (c0 + step(t) >= s.cols || r0 + along(t) >= s.rows) return std::nullopt;

@@ -284,30 +284,50 @@ __device__ __forceinline__ void load_tile_scalar(const float* __restrict__ in, s
 // 512 bytes the warp writes, so L2 receives four times the store sectors. __stwb takes a float4 and is
 // always one 16-byte store, with the default (write-back) caching policy.
 __device__ __forceinline__ void store_float4(float* p, float4 v) { __stwb(reinterpret_cast<float4*>(p), v); }
+// The same store marked evict-first (__stcs): L2 may drop the line as soon as DRAM has it.
+__device__ __forceinline__ void store_float4_evict_first(float* p, float4 v) {
+  __stcs(reinterpret_cast<float4*>(p), v);
+}
 
 // Phase 2, vector path: read a 4 x 4 block as four 16-byte tile rows, transpose it in registers, and
-// write four 16-byte pieces of four consecutive output rows.
+// write four 16-byte pieces of four consecutive output rows. kMoved writes the same addresses with the tile
+// untransposed (tile row 4 bc + m, columns br .. br + 3): a copy with the transpose's access pattern.
+template <TileDest kDest = TileDest::kTransposed, bool kEvictFirst = false>
 __device__ __forceinline__ void store_tile_vec4(const float* tile, float* __restrict__ out, std::size_t rows,
                                                 const WideTile& w) {
   const int t = threadIdx.x, br = block_row(t), bc = block_chunk(t);
-  float4 a[4];  // a[k] = input row r0 + br + k, input columns c0 + 4 bc .. + 3
-#pragma unroll
-  for (int k = 0; k < 4; ++k) a[k] = *reinterpret_cast<const float4*>(&tile[wide_offset(br + k, 4 * bc)]);
-  // Output row c0 + 4 bc + m (input column) takes component m of each a[k], at output columns r0 + br + k.
+  const auto store = [](float* p, float4 v) {
+    if constexpr (kEvictFirst) store_float4_evict_first(p, v);
+    else store_float4(p, v);
+  };
   float* o = out + (w.c0 + 4 * bc) * rows + w.r0 + br;
-  store_float4(o, make_float4(a[0].x, a[1].x, a[2].x, a[3].x));
-  store_float4(o + rows, make_float4(a[0].y, a[1].y, a[2].y, a[3].y));
-  store_float4(o + 2 * rows, make_float4(a[0].z, a[1].z, a[2].z, a[3].z));
-  store_float4(o + 3 * rows, make_float4(a[0].w, a[1].w, a[2].w, a[3].w));
+  if constexpr (kDest == TileDest::kMoved) {
+#pragma unroll
+    for (int m = 0; m < 4; ++m) store(o + m * rows, *reinterpret_cast<const float4*>(&tile[wide_offset(4 * bc + m, br)]));
+  } else {
+    float4 a[4];  // a[k] = input row r0 + br + k, input columns c0 + 4 bc .. + 3
+#pragma unroll
+    for (int k = 0; k < 4; ++k) a[k] = *reinterpret_cast<const float4*>(&tile[wide_offset(br + k, 4 * bc)]);
+    // Output row c0 + 4 bc + m (input column) takes component m of each a[k], at output columns r0 + br + k.
+    store(o, make_float4(a[0].x, a[1].x, a[2].x, a[3].x));
+    store(o + rows, make_float4(a[0].y, a[1].y, a[2].y, a[3].y));
+    store(o + 2 * rows, make_float4(a[0].z, a[1].z, a[2].z, a[3].z));
+    store(o + 3 * rows, make_float4(a[0].w, a[1].w, a[2].w, a[3].w));
+  }
 }
 
-// Phase 2, scalar path: lane = output column (input row), each element bounds-checked.
+// Phase 2, scalar path: lane = output column (input row), each element bounds-checked. kMoved moves a
+// whole tile untransposed, like the vector path; a partial tile (the last row and column of tiles) has no
+// untransposed place inside the output and is transposed.
+template <TileDest kDest = TileDest::kTransposed>
 __device__ __forceinline__ void store_tile_scalar(const float* tile, float* __restrict__ out, std::size_t rows,
                                                   std::size_t cols, const WideTile& w) {
   const int r = threadIdx.x % kWide;
+  const bool moved = kDest == TileDest::kMoved && w.r0 + kWide <= rows && w.c0 + kWide <= cols;
 #pragma unroll 4
   for (int c = threadIdx.x / kWide; c < kWide; c += kWideThreads / kWide)
-    if (w.c0 + c < cols && w.r0 + r < rows) out[(w.c0 + c) * rows + w.r0 + r] = tile[wide_offset(r, c)];
+    if (w.c0 + c < cols && w.r0 + r < rows)
+      out[(w.c0 + c) * rows + w.r0 + r] = tile[moved ? wide_offset(c, r) : wide_offset(r, c)];
 }
 
 // The SM's unified on-chip memory is split between shared memory and L1, and the split is the kernel's
@@ -325,7 +345,8 @@ enum class Carve {
 // how the launcher fits the blocks on an SM (fit_blocks, below); each pair is a kernel of its own, so that
 // each keeps its own carveout attribute. With kPrefetch, a block also asks L2 for the tile of block
 // blockIdx.x + ahead while its own loads are on their way (tile64_vec4_3pb_col_pf, below).
-template <BlockOrder kOrder, int kPerSm, Carve kCarve, bool kPrefetch = false>
+template <BlockOrder kOrder, int kPerSm, Carve kCarve, bool kPrefetch = false,
+          TileDest kDest = TileDest::kTransposed, bool kEvictFirst = false>
 __global__ void __launch_bounds__(kWideThreads)
     transpose_tile64_vec4_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
                                  std::size_t cols, TileGrid g, bool aligned, unsigned ahead) {
@@ -349,8 +370,8 @@ __global__ void __launch_bounds__(kWideThreads)
     load_tile_scalar(in, rows, cols, w, tile);
   }
   __syncthreads();
-  if (w.vector) store_tile_vec4(tile, out, rows, w);
-  else store_tile_scalar(tile, out, rows, cols, w);
+  if (w.vector) store_tile_vec4<kDest, kEvictFirst>(tile, out, rows, w);
+  else store_tile_scalar<kDest>(tile, out, rows, cols, w);
 }
 
 // Persistent blocks with two tile buffers: while a block writes tile i from one buffer, cp.async is
@@ -541,12 +562,13 @@ inline constexpr unsigned prefetch_ahead(unsigned resident) {
 }
 
 // The float4 tile with its tiles in kOrder, at most kPerSm blocks per SM, fitted by kCarve; with kPrefetch,
-// each block prefetches the tile `ahead` blocks after its own.
-template <BlockOrder kOrder, int kPerSm, Carve kCarve, bool kPrefetch = false>
+// each block prefetches the tile `ahead` blocks after its own; kDest and kEvictFirst pick the store.
+template <BlockOrder kOrder, int kPerSm, Carve kCarve, bool kPrefetch = false,
+          TileDest kDest = TileDest::kTransposed, bool kEvictFirst = false>
 void launch_tile64_vec4_for(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s,
                             unsigned ahead = 0) {
   if (rows == 0 || cols == 0) return;
-  constexpr auto kernel = transpose_tile64_vec4_kernel<kOrder, kPerSm, kCarve, kPrefetch>;
+  constexpr auto kernel = transpose_tile64_vec4_kernel<kOrder, kPerSm, kCarve, kPrefetch, kDest, kEvictFirst>;
   const std::size_t reserve = fit_blocks<kernel, kPerSm, kCarve>(kWideThreads);
   const TileGrid g = transpose::tile_grid(cols, rows, kWide, kWide);
   kernel<<<g.blocks(), kWideThreads, reserve, s>>>(in, out, rows, cols, g, vec4_aligned(in, out, rows, cols), ahead);
@@ -577,20 +599,43 @@ void launch_transpose_tile64_vec4_capped(const float* in, float* out, std::size_
 // from DRAM twice. The lines left behind are clean copies of the input, so whatever evicts them later
 // writes nothing back. Needs compute capability 8.0 (l2_prefetch_unsupported, below); compiled for an older
 // GPU, this is tile64_vec4_3pb_col.
+template <BlockOrder kOrder = BlockOrder::kColumnMajor, TileDest kDest = TileDest::kTransposed,
+          bool kEvictFirst = false>
 inline constexpr auto kPrefetchKernel =
-    transpose_tile64_vec4_kernel<BlockOrder::kColumnMajor, kVec4BlocksPerSm, Carve::kFit, true>;
+    transpose_tile64_vec4_kernel<kOrder, kVec4BlocksPerSm, Carve::kFit, true, kDest, kEvictFirst>;
 
-// How many blocks ahead tile64_vec4_3pb_col_pf's blocks prefetch on the current device.
-inline unsigned tile64_vec4_prefetch_ahead() {
-  const std::size_t reserve = fit_blocks<kPrefetchKernel, kVec4BlocksPerSm, Carve::kFit>(kWideThreads);
-  return prefetch_ahead(resident_blocks<kPrefetchKernel>(kWideThreads, reserve));
+// How many blocks ahead the prefetching kernel's blocks prefetch on the current device.
+template <BlockOrder kOrder = BlockOrder::kColumnMajor, TileDest kDest = TileDest::kTransposed,
+          bool kEvictFirst = false>
+unsigned tile64_vec4_prefetch_ahead() {
+  constexpr auto kernel = kPrefetchKernel<kOrder, kDest, kEvictFirst>;
+  const std::size_t reserve = fit_blocks<kernel, kVec4BlocksPerSm, Carve::kFit>(kWideThreads);
+  return prefetch_ahead(resident_blocks<kernel>(kWideThreads, reserve));
+}
+
+// The prefetching kernel with its tiles in kOrder (tile64_vec4_3pb_col_pf: column order, transposed).
+template <BlockOrder kOrder = BlockOrder::kColumnMajor, TileDest kDest = TileDest::kTransposed,
+          bool kEvictFirst = false>
+void launch_tile64_vec4_prefetched(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
+  launch_tile64_vec4_for<kOrder, kVec4BlocksPerSm, Carve::kFit, true, kDest, kEvictFirst>(
+      in, out, rows, cols, s, tile64_vec4_prefetch_ahead<kOrder, kDest, kEvictFirst>());
 }
 
 inline void launch_transpose_tile64_vec4_prefetched(const float* in, float* out, std::size_t rows, std::size_t cols,
                                                     cudaStream_t s) {
-  launch_tile64_vec4_for<BlockOrder::kColumnMajor, kVec4BlocksPerSm, Carve::kFit, true>(
-      in, out, rows, cols, s, tile64_vec4_prefetch_ahead());
+  launch_tile64_vec4_prefetched<BlockOrder::kColumnMajor>(in, out, rows, cols, s);
 }
+
+// [doc:pattern_ceiling]
+// Not a transpose: tile64_vec4_3pb_col_pf's kernel with each tile written untransposed to the transposed
+// tile's place (TileDest::kMoved). Every warp reads and writes the same addresses in the same order as the
+// transpose, so DRAM sees the same access pattern: this is the fastest any transpose with that pattern can
+// be, its own ceiling, which can lie below cudaMemcpy's. Partial tiles are transposed (tile_move_reference).
+inline void launch_tile_move_vec4_prefetched(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                             cudaStream_t s) {
+  launch_tile64_vec4_prefetched<BlockOrder::kColumnMajor, TileDest::kMoved>(in, out, rows, cols, s);
+}
+// [/doc:pattern_ceiling]
 
 // `feature` needs compute capability 8.0 or newer: "" when a device of compute capability major.minor has
 // it, else the reason, for Waived or a skipped test.

@@ -53,6 +53,27 @@ TEST(Reference, TileMoveBetweenTransposeAndCopy) {
             (std::vector<float>{0, 1, 12, 13, 6, 7, 18, 19, 2, 3, 14, 15, 8, 9, 20, 21, 4, 5, 16, 17, 10, 11, 22, 23}));
 }
 
+// Where a side is no multiple of the tile, the whole tiles move and the partial ones are transposed: every
+// input element lands exactly once, at its moved place inside the whole tiles and at its transposed place
+// in the last row and column of tiles.
+TEST(Reference, TileMoveTransposesThePartialTiles) {
+  for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{5, 7}, {6, 4}, {1, 9}, {3, 3}}) {
+    const std::size_t side = 2;
+    std::vector<float> in(rows * cols);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = float(i);
+    const std::vector<float> out = cml::transpose::tile_move_reference(in, rows, cols, side);
+    std::vector<float> sorted = out;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, in) << rows << "x" << cols << ": not a permutation of the input";
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < cols; ++c) {
+        const bool whole = r < rows / side * side && c < cols / side * side;
+        const std::size_t at = whole ? (c / side * side + r % side) * rows + r / side * side + c % side : c * rows + r;
+        EXPECT_EQ(out[at], in[r * cols + c]) << rows << "x" << cols << " element " << r << "," << c;
+      }
+  }
+}
+
 TEST(Reference, MatchesTheDefinitionAcrossBlockEdges) {
   for (std::size_t m : {1, 2, 31, 32, 33, 65, 100})
     for (std::size_t n : {1, 3, 32, 33, 64, 97}) {
@@ -365,6 +386,10 @@ TEST(LaunchModel, QuickShapeMatchesNcu) {
                 "copy_row");
   expect_counts(cml::transpose::element_launch(s, 32, 8, true, true), {32000, 125000, 32000, 1000000, 0, 0, 0, 0},
                 "naive_row");
+  // unroll4_row: four elements per thread, 32 columns apart. The last tile column's 104 columns are three
+  // full passes and one of 8 lanes: the same instructions and sectors as naive_row, grouped differently.
+  expect_counts(cml::transpose::element_launch(s, 32, 8, true, true, 4), {32000, 125000, 32000, 1000000, 0, 0, 0, 0},
+                "unroll4_row");
   // naive_col reads columns: 31.25 sectors per load request at 32 x 8 blocks, 8 at 8 x 32.
   expect_counts(cml::transpose::element_launch(s, 32, 8, false, true), {32000, 1000000, 32000, 125000, 0, 0, 0, 0},
                 "naive_col 32x8");
@@ -385,6 +410,10 @@ TEST(LaunchModel, QuickShapeMatchesNcu) {
   // The float4 tiles: 225 interior tiles of 32 float4 requests (16 sectors, 4 wavefronts) and 31 edge tiles
   // of 4-byte requests: 12 sectors per request on average, 3.08 wavefronts per shared store.
   expect_counts(wide_launch(s, false), {10400, 125000, 10400, 125000, 10400, 32000, 10400, 41600}, "tile64_vec4");
+  // tile_move_vec4_*: the same requests; phase 2 reads tile rows instead of 4 x 4 blocks, also 4 wavefronts
+  // per 16-byte request, and the partial edge tiles are transposed as in tile64_vec4.
+  expect_counts(wide_launch(s, false, true), {10400, 125000, 10400, 125000, 10400, 32000, 10400, 41600},
+                "tile_move_vec4");
   // tile64_async: cp.async fills the interior tiles; the only shared stores are the edge tiles' 4-byte ones.
   expect_counts(wide_launch(s, true), {10400, 125000, 10400, 125000, 3200, 3200, 10400, 41600}, "tile64_async");
 }
@@ -411,6 +440,12 @@ TEST(LaunchModel, OddShapeMatchesNcu) {
   const Counts wide{500125, 2437500, 503874, 2440874, 500125, 500125, 503874, 2003499};
   expect_counts(wide_launch(s, false), wide, "tile64_vec4");
   expect_counts(wide_launch(s, true), wide, "tile64_async");
+  // tile_move_vec4_* on the 4-byte path: the 62 x 62 whole tiles read tile rows (128 requests of 1 wavefront
+  // each, against 4 for a transposed column), the partial tiles are transposed: 1968128 of the transpose's
+  // wavefronts become 492032.
+  Counts moved = wide;
+  moved.smem_ld_wf = 2003499 - 1968128 + 492032;
+  expect_counts(wide_launch(s, false, true), moved, "tile_move_vec4");
 }
 
 // On whole tiles the launch is its interior tile times the tile count: the per-tile numbers of the

@@ -89,6 +89,11 @@ std::vector<Case> all_cases() {
       {"tile64_vec4_col", kT, launch_transpose_tile64_vec4<BlockOrder::kColumnMajor>},
       {"tile64_vec4_3pb_col", kT, launch_transpose_tile64_vec4_capped<BlockOrder::kColumnMajor, Carve::kFit>},
       {"tile64_vec4_3pb_col_pf", kT, launch_transpose_tile64_vec4_prefetched},
+      {"tile64_vec4_3pb_col_pf_cs", kT, launch_tile64_vec4_prefetched<BlockOrder::kColumnMajor, TileDest::kTransposed, true>},
+      {"tile64_vec4_3pb_grouped_pf", kT, launch_tile64_vec4_prefetched<BlockOrder::kGrouped>},
+      // not transposes: whole tiles moved untransposed, partial tiles transposed (tile_move_reference)
+      {"tile_move_vec4_col_pf", Expect::kTileMove64, launch_tile_move_vec4_prefetched},
+      {"tile_move_vec4_grouped_pf", Expect::kTileMove64, launch_tile64_vec4_prefetched<BlockOrder::kGrouped, TileDest::kMoved>},
       {"tile64_async", kT, async_with(0)},
       // persistent grids far smaller than the tile count: every block cycles through both buffers
       {"tile64_async_1block", kT, async_with(1)},
@@ -188,13 +193,14 @@ INSTANTIATE_TEST_SUITE_P(Transpose, TransposeVariant, testing::ValuesIn(all_case
                          [](const testing::TestParamInfo<Case>& i) { return i.param.name; });
 
 // The 64 x 64 kernels take the 4-byte path when a pointer is not 16-byte aligned, even for shapes whose
-// sides are multiples of 4; the result must not change.
+// sides are multiples of 4; the result must not change (the moved tiles of tile_move_vec4_col_pf included).
 TEST(Tile64, UnalignedPointersUseTheScalarPathExactly) {
   CML_REQUIRE_GPU();
   const std::size_t m = 192, n = 132;  // 3 x 3 tiles, the last column of tiles partial
   std::vector<float> host(m * n);
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = cml::transpose::element_value(i);
-  const std::vector<float> expected = cml::transpose::transpose_reference(host, m, n);
+  const std::vector<float> transposed = cml::transpose::transpose_reference(host, m, n);
+  const std::vector<float> moved = cml::transpose::tile_move_reference(host, m, n, kWide);
   cml::DeviceBuffer<float> in(m * n + 1), out(m * n + 1);
   CUDA_CHECK(cudaMemcpy(in.data() + 1, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
   ASSERT_FALSE(vec4_aligned(in.data() + 1, out.data() + 1, m, n));
@@ -203,14 +209,15 @@ TEST(Tile64, UnalignedPointersUseTheScalarPathExactly) {
                         Case{"tile64_vec4_3pb", Expect::kTranspose, launch_transpose_tile64_vec4_capped<>},
                         Case{"tile64_vec4_3pb_l1", Expect::kTranspose,
                              launch_transpose_tile64_vec4_capped<BlockOrder::kRowMajor, Carve::kFit>},
-                        Case{"tile64_async", Expect::kTranspose, async_with(2)}}) {
+                        Case{"tile64_async", Expect::kTranspose, async_with(2)},
+                        Case{"tile_move_vec4_col_pf", Expect::kTileMove64, launch_tile_move_vec4_prefetched}}) {
     if (c.name == "tile64_async" && !async_ok) continue;
     out.poison();
     c.launch(in.data() + 1, out.data() + 1, m, n, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<float> got(m * n);
     CUDA_CHECK(cudaMemcpy(got.data(), out.data() + 1, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
-    const cml::VerifyResult r = cml::compare_exact(got, expected);
+    const cml::VerifyResult r = cml::compare_exact(got, c.expect == Expect::kTileMove64 ? moved : transposed);
     EXPECT_TRUE(r.ok()) << c.name << ": " << r.mismatches << " mismatches, first " << r.first.front();
   }
 }
