@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 FIXTURE = os.path.join(HERE, "fixture")
 
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import plots  # noqa: E402  (scripts/plots.py: which figure each run label gets)
+import plots  # noqa: E402  (scripts/plots.py: which figure each run label gets, from NN_*/plot_specs.py)
 
 
 def figures_of(folder):
@@ -36,8 +36,9 @@ def figures_of(folder):
 
 
 def figure_failures():
-    """Every run has a figure, and every figure a README embeds is one the plot specs draw from its set's runs."""
-    failures = [f"{label}: scripts/plots.py draws no figure for it" for label in figures_of(FIXTURE)[1]]
+    """Every figure a README embeds is one the plot specs draw from its set's runs. (A run without a figure is a
+    fact demo that shows its table: docs.check holds its chapter section to that.)"""
+    failures = []
     for readme in sorted(glob.glob(os.path.join(ROOT, "*", "README.md"))) + [os.path.join(ROOT, "README.md")]:
         for slug, name in re.findall(r"results/([a-z0-9-]+)/plots/([A-Za-z0-9_]+)\.png", open(readme).read()):
             drawn, _ = figures_of(os.path.join(ROOT, "results", slug))
