@@ -143,8 +143,10 @@ EOF
     if nm "$b" 2>/dev/null | grep -Eq 'libcudart_static_| T cudaGetDeviceCount(@|$)'; then echo "  $b: has a static cudart"; bad=1; fi
   done
   [ $bad -eq 0 ] || die "CUDA $ver: binaries not linked against libcudart.so.12 alone"
-  local demo=$bdir/bin/bandwidth_ceiling
-  [ -x "$demo" ] || demo=${bins[0]}
+  # The first demo of the build (any demo answers --help and --claims), else the first binary.
+  local demo
+  demo=$bdir/bin/$(python3 scripts/lib/run_folder.py demos "$bdir" | head -n 1)
+  [ -f "$demo" ] && [ -x "$demo" ] || demo=${bins[0]}
   echo "  ${#bins[@]} binaries checked; $(basename "$demo"): $(LD_LIBRARY_PATH="$rt/lib" ldd "$demo" | grep libcudart | sed 's/^[[:space:]]*//')"
 
   log "CUDA $ver: $(basename "$demo") --help and --claims on libcudart.so.12"

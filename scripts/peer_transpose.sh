@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
     --rounds) need_value "$@"; rounds=$2; shift 2 ;;
     --build-dir) need_value "$@"; build_dir=$(from_caller "$2"); shift 2 ;;
     --out) need_value "$@"; out=$(from_caller "$2"); shift 2 ;;
-    -h|--help) sed -n '2,14p' "$CML_SELF"; exit 0 ;;
+    -h|--help) print_help ;;
     -*) usage_error "unknown option $1 (see --help)" ;;
     *) [ -z "$peer" ] || usage_error "one PEER_DIR only"; peer=$(from_caller "$1"); shift ;;
   esac

@@ -4,7 +4,7 @@
 # after a clean run; it can also promote a run made earlier:
 #   scripts/promote_reference.sh runs/<gpu>-<date>-<time> [--build-dir build] [--no-readmes]
 #
-# A demo this run waived (peer_to_peer on a one-GPU host, say), or did not run at all (a run of some
+# A demo this run waived (one that needs two GPUs, on a one-GPU host), or did not run at all (a run of some
 # demos with --only, to measure a new or changed demo), keeps the earlier reference's data for it, with
 # that data's own provenance (provenance.<label>.json), and its claims are judged again on that data with
 # the current claim tables (--claims-eval). Nothing else of the old set survives, except profile/ (Nsight

@@ -8,8 +8,8 @@
 #
 #   scripts/run_all.sh [--quick] [--only REGEX] [--out DIR] [--no-report] [--strict] [--skip-build]
 #                      [--build-dir DIR] [--reference]
-#   --only REGEX run the demos whose label matches (the demo's name; transpose_shared_16384 and
-#                bandwidth_ceiling_repeat for the two extra runs), e.g. --only '^(zero_copy|stream_overlap)$'
+#   --only REGEX the runs whose label matches: a demo's name, or the label of an extra run that its add_demo
+#                declares (the second field of build/demo_runs.txt), e.g. --only '^(demo_a|demo_b)$'
 #   --strict     exit 1 when a device-side claim does not hold (scripts/gpu_check.sh uses it)
 #   --reference  maintainers only: after the run, make it the committed reference set of this GPU
 #                (scripts/promote_reference.sh: results/<gpu>/ and the figures in the chapter READMEs)

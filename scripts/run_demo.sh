@@ -5,7 +5,7 @@
 # each plot and of the CSV. Compare two such runs with scripts/compare.py.
 #
 #   scripts/run_demo.sh [--skip-build] [--build-dir DIR] [--out DIR] <demo> [demo options]
-#   e.g. scripts/run_demo.sh smem_square --quick
+#   e.g. scripts/run_demo.sh <demo> --quick
 #   <demo>          a name listed in build/demos.txt (without its chapter); what follows goes to the demo
 #                   (build/bin/<demo> --help lists its options)
 #   --skip-build    run the binary as it is (default: cmake --build <build folder> --target <demo> first)

@@ -296,6 +296,10 @@ def main(argv=None):
     a = ap.parse_args(argv)
     try:
         COMMANDS[a.cmd][0](a)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # A reader that wanted the first lines only (head -n 1) has gone: not an error.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except re.error as e:
         ap.error(f"--only: not a regular expression ({e})")
     except ValueError as e:
