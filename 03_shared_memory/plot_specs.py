@@ -23,9 +23,19 @@ SPECS = [
          title="How close do the fastest transposes get to cudaMemcpy?",
          title_by_label={"transpose_shared": " (8192 \u00d7 8192)", "transpose_shared_16384": " (16384 \u00d7 16384)"},
          kind="bar", x="variant", y="vs_memcpy", ref=(1.0, "cudaMemcpy D2D (1\u00d7)"),
-         where={"variant": "fast_64x8_col|tile64_vec4|tile64_vec4_3pb|tile64_vec4_3pb_col|tile64_vec4_3pb_col_pf|"
+         where={"variant": "fast_64x8_col|tile64_vec4|tile64_vec4_3pb_col|tile64_vec4_3pb_col_pf|tile_move_vec4_col_pf|"
                            "tile64_async|tma_64x64|tma_64x64_col"},
-         annotate="{:.3f}", xlabel="kernel", ylabel="bandwidth (\u00d7 cudaMemcpy D2D of this run)"),
+         annotate="{:.3f}", xlabel="kernel (tile_move_vec4_col_pf: not a transpose, the best one's access pattern)",
+         ylabel="bandwidth (\u00d7 cudaMemcpy D2D of this run)"),
+    # The large matrices: the fastest transpose beside the copy with its access pattern, its own ceiling.
+    dict(run="transpose_shared_(30000|32768)", name=None,
+         title="Is the fastest transpose at its access pattern's ceiling?",
+         title_by_label={"transpose_shared_30000": " (30000 \u00d7 30000)",
+                         "transpose_shared_32768": " (32768 \u00d7 32768)"},
+         kind="bar", x="variant", y="vs_memcpy", ref=(1.0, "cudaMemcpy D2D (1\u00d7)"),
+         where={"variant": "tile64_vec4_3pb_col_pf|tile_move_vec4_col_pf"},
+         annotate="{:.3f}", xlabel="kernel (tile_move_vec4_col_pf: the same accesses, untransposed)",
+         ylabel="bandwidth (\u00d7 cudaMemcpy D2D of this run)"),
     dict(run="bank_conflicts", name="bank_conflicts", kind="scatter", title="How much do bank conflicts cost?",
          x="model_conflict_degree", y="vs_conflict_free", logx=True, log2x=True, logy=True, log2y=True,
          models=[{"col": "model_conflict_degree", "label": "model: time \u221d wavefronts (y = x)"}],

@@ -7,8 +7,8 @@
 # alternates, N rounds (default 3):
 #   the peer, and transpose_shared --size 32768 with the TMA transposes (tma_64x64, tma_64x64_col), the
 #   classic tiles (tiled_64x8, fast_64x8, fast_64x8_col), the float4 tiles capped at 3 blocks per SM
-#   (tile64_vec4_3pb, _col, _col_pf, _col_pf_cs, _grouped_pf) and the copies with the access patterns of the
-#   last two orders (tile_move_vec4_col_pf, tile_move_vec4_grouped_pf: not transposes, their ceilings)
+#   (tile64_vec4_3pb, tile64_vec4_3pb_col, tile64_vec4_3pb_col_pf) and the copy with the last one's access
+#   pattern (tile_move_vec4_col_pf: not a transpose, that pattern's own ceiling)
 # (each verified bit-exactly before it is timed; cudaMemcpy D2D of the same matrix in the same process).
 # Prints every round and the ratio of the medians. Output: runs/peer-transpose-<date>-<time>/ (ignored by
 # git). Needs a GPU of compute capability 9.0; exits 77 on any other.
@@ -48,10 +48,9 @@ log "building the peer ($src) for sm_90a"
 nvcc -std=c++17 -O3 -DNDEBUG -w --use_fast_math -arch=sm_90a -o "$out/peer_transpose" "$src" -lcuda \
   >"$out/peer_build.log" 2>&1 || { tail -n 20 "$out/peer_build.log"; die "the peer did not build"; }
 
-# tile_move_* are not transposes: the copies with a transpose's access pattern, its own ceiling.
+# tile_move_vec4_col_pf is not a transpose: the copy with tile64_vec4_3pb_col_pf's access pattern, its ceiling.
 variants=(tma_64x64 tma_64x64_col tiled_64x8 fast_64x8 fast_64x8_col tile64_vec4_3pb tile64_vec4_3pb_col
-          tile64_vec4_3pb_col_pf tile64_vec4_3pb_col_pf_cs tile64_vec4_3pb_grouped_pf tile_move_vec4_col_pf
-          tile_move_vec4_grouped_pf)
+          tile64_vec4_3pb_col_pf tile_move_vec4_col_pf)
 for r in $(seq 1 "$rounds"); do
   log "round $r of $rounds: peer"
   "$out/peer_transpose" >"$out/peer.$r.log" 2>&1 || { cat "$out/peer.$r.log"; die "the peer failed"; }

@@ -433,24 +433,26 @@ def footnote(root, results, label, entry, d):
 
 
 def render_chapter_readmes(root):
-    """{README path: text with every <!-- results:NAME --> block regenerated from the README source set}."""
+    """{page path: text with every <!-- results:NAME --> block regenerated from the README source set}, for each
+    chapter's README.md and GOING_FURTHER.md and the root pages."""
     results = readme_source(root)
     runs, _ = load(results) if os.path.isdir(results) else ({}, {})
     d = device_header(runs) or {}
     out = {}
     for dirpath in sorted(os.listdir(root)):
-        readme = os.path.join(root, dirpath, "README.md")
-        if not (re.match(r"\d\d_", dirpath) and os.path.exists(readme)):
-            continue
-        text = open(readme).read()
+        for page in ("README.md", "GOING_FURTHER.md"):
+            readme = os.path.join(root, dirpath, page)
+            if not (re.match(r"\d\d_", dirpath) and os.path.exists(readme)):
+                continue
+            text = open(readme).read()
 
-        def repl(m):
-            name = m.group("name")
-            if name not in runs:
-                return m.group(0)
-            return m.group(1) + "\n" + footnote(root, results, name, runs[name], d) + "\n" + m.group(4)
+            def repl(m):
+                name = m.group("name")
+                if name not in runs:
+                    return m.group(0)
+                return m.group(1) + "\n" + footnote(root, results, name, runs[name], d) + "\n" + m.group(4)
 
-        out[readme] = MARKER.sub(repl, text)
+            out[readme] = MARKER.sub(repl, text)
     for page in ROOT_PAGES:
         path = os.path.join(root, page)
         if not os.path.exists(path):

@@ -284,35 +284,31 @@ __device__ __forceinline__ void load_tile_scalar(const float* __restrict__ in, s
 // 512 bytes the warp writes, so L2 receives four times the store sectors. __stwb takes a float4 and is
 // always one 16-byte store, with the default (write-back) caching policy.
 __device__ __forceinline__ void store_float4(float* p, float4 v) { __stwb(reinterpret_cast<float4*>(p), v); }
-// The same store marked evict-first (__stcs): L2 may drop the line as soon as DRAM has it.
-__device__ __forceinline__ void store_float4_evict_first(float* p, float4 v) {
-  __stcs(reinterpret_cast<float4*>(p), v);
-}
 
 // Phase 2, vector path: read a 4 x 4 block as four 16-byte tile rows, transpose it in registers, and
 // write four 16-byte pieces of four consecutive output rows. kMoved writes the same addresses with the tile
 // untransposed (tile row 4 bc + m, columns br .. br + 3): a copy with the transpose's access pattern.
-template <TileDest kDest = TileDest::kTransposed, bool kEvictFirst = false>
+template <TileDest kDest = TileDest::kTransposed>
 __device__ __forceinline__ void store_tile_vec4(const float* tile, float* __restrict__ out, std::size_t rows,
                                                 const WideTile& w) {
   const int t = threadIdx.x, br = block_row(t), bc = block_chunk(t);
-  const auto store = [](float* p, float4 v) {
-    if constexpr (kEvictFirst) store_float4_evict_first(p, v);
-    else store_float4(p, v);
-  };
   float* o = out + (w.c0 + 4 * bc) * rows + w.r0 + br;
   if constexpr (kDest == TileDest::kMoved) {
+    // [doc:moved_store]
+    // The transpose's four store addresses, each given 16 bytes of one tile row instead of a column.
 #pragma unroll
-    for (int m = 0; m < 4; ++m) store(o + m * rows, *reinterpret_cast<const float4*>(&tile[wide_offset(4 * bc + m, br)]));
+    for (int m = 0; m < 4; ++m)
+      store_float4(o + m * rows, *reinterpret_cast<const float4*>(&tile[wide_offset(4 * bc + m, br)]));
+    // [/doc:moved_store]
   } else {
     float4 a[4];  // a[k] = input row r0 + br + k, input columns c0 + 4 bc .. + 3
 #pragma unroll
     for (int k = 0; k < 4; ++k) a[k] = *reinterpret_cast<const float4*>(&tile[wide_offset(br + k, 4 * bc)]);
     // Output row c0 + 4 bc + m (input column) takes component m of each a[k], at output columns r0 + br + k.
-    store(o, make_float4(a[0].x, a[1].x, a[2].x, a[3].x));
-    store(o + rows, make_float4(a[0].y, a[1].y, a[2].y, a[3].y));
-    store(o + 2 * rows, make_float4(a[0].z, a[1].z, a[2].z, a[3].z));
-    store(o + 3 * rows, make_float4(a[0].w, a[1].w, a[2].w, a[3].w));
+    store_float4(o, make_float4(a[0].x, a[1].x, a[2].x, a[3].x));
+    store_float4(o + rows, make_float4(a[0].y, a[1].y, a[2].y, a[3].y));
+    store_float4(o + 2 * rows, make_float4(a[0].z, a[1].z, a[2].z, a[3].z));
+    store_float4(o + 3 * rows, make_float4(a[0].w, a[1].w, a[2].w, a[3].w));
   }
 }
 
@@ -346,7 +342,7 @@ enum class Carve {
 // each keeps its own carveout attribute. With kPrefetch, a block also asks L2 for the tile of block
 // blockIdx.x + ahead while its own loads are on their way (tile64_vec4_3pb_col_pf, below).
 template <BlockOrder kOrder, int kPerSm, Carve kCarve, bool kPrefetch = false,
-          TileDest kDest = TileDest::kTransposed, bool kEvictFirst = false>
+          TileDest kDest = TileDest::kTransposed>
 __global__ void __launch_bounds__(kWideThreads)
     transpose_tile64_vec4_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
                                  std::size_t cols, TileGrid g, bool aligned, unsigned ahead) {
@@ -370,7 +366,7 @@ __global__ void __launch_bounds__(kWideThreads)
     load_tile_scalar(in, rows, cols, w, tile);
   }
   __syncthreads();
-  if (w.vector) store_tile_vec4<kDest, kEvictFirst>(tile, out, rows, w);
+  if (w.vector) store_tile_vec4<kDest>(tile, out, rows, w);
   else store_tile_scalar<kDest>(tile, out, rows, cols, w);
 }
 
@@ -562,13 +558,13 @@ inline constexpr unsigned prefetch_ahead(unsigned resident) {
 }
 
 // The float4 tile with its tiles in kOrder, at most kPerSm blocks per SM, fitted by kCarve; with kPrefetch,
-// each block prefetches the tile `ahead` blocks after its own; kDest and kEvictFirst pick the store.
+// each block prefetches the tile `ahead` blocks after its own; kDest picks what the store writes.
 template <BlockOrder kOrder, int kPerSm, Carve kCarve, bool kPrefetch = false,
-          TileDest kDest = TileDest::kTransposed, bool kEvictFirst = false>
+          TileDest kDest = TileDest::kTransposed>
 void launch_tile64_vec4_for(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s,
                             unsigned ahead = 0) {
   if (rows == 0 || cols == 0) return;
-  constexpr auto kernel = transpose_tile64_vec4_kernel<kOrder, kPerSm, kCarve, kPrefetch, kDest, kEvictFirst>;
+  constexpr auto kernel = transpose_tile64_vec4_kernel<kOrder, kPerSm, kCarve, kPrefetch, kDest>;
   const std::size_t reserve = fit_blocks<kernel, kPerSm, kCarve>(kWideThreads);
   const TileGrid g = transpose::tile_grid(cols, rows, kWide, kWide);
   kernel<<<g.blocks(), kWideThreads, reserve, s>>>(in, out, rows, cols, g, vec4_aligned(in, out, rows, cols), ahead);
@@ -599,26 +595,22 @@ void launch_transpose_tile64_vec4_capped(const float* in, float* out, std::size_
 // from DRAM twice. The lines left behind are clean copies of the input, so whatever evicts them later
 // writes nothing back. Needs compute capability 8.0 (l2_prefetch_unsupported, below); compiled for an older
 // GPU, this is tile64_vec4_3pb_col.
-template <BlockOrder kOrder = BlockOrder::kColumnMajor, TileDest kDest = TileDest::kTransposed,
-          bool kEvictFirst = false>
-inline constexpr auto kPrefetchKernel =
-    transpose_tile64_vec4_kernel<kOrder, kVec4BlocksPerSm, Carve::kFit, true, kDest, kEvictFirst>;
+template <BlockOrder kOrder = BlockOrder::kColumnMajor, TileDest kDest = TileDest::kTransposed>
+inline constexpr auto kPrefetchKernel = transpose_tile64_vec4_kernel<kOrder, kVec4BlocksPerSm, Carve::kFit, true, kDest>;
 
 // How many blocks ahead the prefetching kernel's blocks prefetch on the current device.
-template <BlockOrder kOrder = BlockOrder::kColumnMajor, TileDest kDest = TileDest::kTransposed,
-          bool kEvictFirst = false>
+template <BlockOrder kOrder = BlockOrder::kColumnMajor, TileDest kDest = TileDest::kTransposed>
 unsigned tile64_vec4_prefetch_ahead() {
-  constexpr auto kernel = kPrefetchKernel<kOrder, kDest, kEvictFirst>;
+  constexpr auto kernel = kPrefetchKernel<kOrder, kDest>;
   const std::size_t reserve = fit_blocks<kernel, kVec4BlocksPerSm, Carve::kFit>(kWideThreads);
   return prefetch_ahead(resident_blocks<kernel>(kWideThreads, reserve));
 }
 
 // The prefetching kernel with its tiles in kOrder (tile64_vec4_3pb_col_pf: column order, transposed).
-template <BlockOrder kOrder = BlockOrder::kColumnMajor, TileDest kDest = TileDest::kTransposed,
-          bool kEvictFirst = false>
+template <BlockOrder kOrder = BlockOrder::kColumnMajor, TileDest kDest = TileDest::kTransposed>
 void launch_tile64_vec4_prefetched(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
-  launch_tile64_vec4_for<kOrder, kVec4BlocksPerSm, Carve::kFit, true, kDest, kEvictFirst>(
-      in, out, rows, cols, s, tile64_vec4_prefetch_ahead<kOrder, kDest, kEvictFirst>());
+  launch_tile64_vec4_for<kOrder, kVec4BlocksPerSm, Carve::kFit, true, kDest>(in, out, rows, cols, s,
+                                                                              tile64_vec4_prefetch_ahead<kOrder, kDest>());
 }
 
 inline void launch_transpose_tile64_vec4_prefetched(const float* in, float* out, std::size_t rows, std::size_t cols,

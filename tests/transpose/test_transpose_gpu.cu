@@ -89,11 +89,8 @@ std::vector<Case> all_cases() {
       {"tile64_vec4_col", kT, launch_transpose_tile64_vec4<BlockOrder::kColumnMajor>},
       {"tile64_vec4_3pb_col", kT, launch_transpose_tile64_vec4_capped<BlockOrder::kColumnMajor, Carve::kFit>},
       {"tile64_vec4_3pb_col_pf", kT, launch_transpose_tile64_vec4_prefetched},
-      {"tile64_vec4_3pb_col_pf_cs", kT, launch_tile64_vec4_prefetched<BlockOrder::kColumnMajor, TileDest::kTransposed, true>},
-      {"tile64_vec4_3pb_grouped_pf", kT, launch_tile64_vec4_prefetched<BlockOrder::kGrouped>},
-      // not transposes: whole tiles moved untransposed, partial tiles transposed (tile_move_reference)
+      // not a transpose: whole tiles moved untransposed, partial tiles transposed (tile_move_reference)
       {"tile_move_vec4_col_pf", Expect::kTileMove64, launch_tile_move_vec4_prefetched},
-      {"tile_move_vec4_grouped_pf", Expect::kTileMove64, launch_tile64_vec4_prefetched<BlockOrder::kGrouped, TileDest::kMoved>},
       {"tile64_async", kT, async_with(0)},
       // persistent grids far smaller than the tile count: every block cycles through both buffers
       {"tile64_async_1block", kT, async_with(1)},
