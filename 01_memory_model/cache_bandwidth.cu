@@ -38,7 +38,10 @@ std::vector<std::uint32_t> make_words(std::size_t n4) {
   return w;
 }
 
-double dram_gb_per_s = 0.0;  // this run's dram row, for the vs_dram column
+// The run's dram row, for the vs_dram column of the cache rows.
+struct DramRow {
+  double gb_per_s = 0.0;
+};
 
 void run_level(Context& ctx, const std::string& level, std::size_t bytes, bool replicate, int passes) {
   const std::size_t n4 = bytes / sizeof(uint4);
@@ -64,8 +67,9 @@ void run_level(Context& ctx, const std::string& level, std::size_t bytes, bool r
       .set("model_ld_sectors_per_req", model.sectors_per_request())
       .set("model_efficiency", model.efficiency());
   if (!row.verified) return;
-  if (level == "dram") dram_gb_per_s = row.gb_per_s;
-  else if (dram_gb_per_s > 0.0) row.set("vs_dram", row.gb_per_s / dram_gb_per_s);
+  DramRow& dram_row = ctx.state<DramRow>();
+  if (level == "dram") dram_row.gb_per_s = row.gb_per_s;
+  else if (dram_row.gb_per_s > 0.0) row.set("vs_dram", row.gb_per_s / dram_row.gb_per_s);
 }
 
 // --size is the dram row's buffer.

@@ -21,7 +21,6 @@
 // Run: build/bin/constant_memory [--size 64M] [--csv constant_memory.csv]
 #include <algorithm>
 #include <map>
-#include <memory>
 #include <set>
 #include <vector>
 
@@ -36,29 +35,26 @@ namespace {
 using namespace cml;
 using namespace cml::ch01;
 
+// The run's buffers, made by its first variant.
 struct Buffers {
   std::size_t n = 0;
   std::vector<float> host_in, table;
   DeviceBuffer<float> in, out, table_dev;
   std::map<RowPick, std::vector<float>> expected;  // computed on first use
-};
+  double uniform_ms = 0.0;  // the constant_uniform row, for the vs_constant_uniform column
 
-Buffers& buffers(Context& ctx) {
-  static std::unique_ptr<Buffers> b;
-  if (!b) {
-    b = std::make_unique<Buffers>();
-    b->n = ctx.size();
-    b->host_in = make_stencil_input(b->n);
-    b->table = make_stencil_table();
-    b->in = DeviceBuffer<float>(b->n);
-    b->out = DeviceBuffer<float>(b->n);
-    b->table_dev = DeviceBuffer<float>(b->table.size());
-    b->in.upload(b->host_in);
-    b->table_dev.upload(b->table);
-    upload_stencil_coefficients(b->table);
+  explicit Buffers(std::size_t elements)
+      : n(elements),
+        host_in(make_stencil_input(n)),
+        table(make_stencil_table()),
+        in(n),
+        out(n),
+        table_dev(table.size()) {
+    in.upload(host_in);
+    table_dev.upload(table);
+    upload_stencil_coefficients(table);
   }
-  return *b;
-}
+};
 
 const std::vector<float>& expected(Buffers& b, RowPick pick) {
   auto it = b.expected.find(pick);
@@ -80,11 +76,9 @@ cml::model::GlobalAccess coeff_sectors(RowPick pick) {
   });
 }
 
-double uniform_ms = 0.0;  // this run's constant_uniform row, for the vs_constant_uniform column
-
 template <CoeffSource S, RowPick P>
 void run(Context& ctx) {
-  Buffers& b = buffers(ctx);
+  Buffers& b = ctx.state<Buffers>(ctx.size());
   const std::vector<float>& want = expected(b, P);
   // One wave of blocks: every block runs many iterations of the grid-stride loop.
   const unsigned max_blocks = static_cast<unsigned>(ctx.device().sm_count) * 8u;
@@ -98,8 +92,8 @@ void run(Context& ctx) {
       .set("model_ld_sectors_per_req", loads.sectors_per_request());
   if (S != CoeffSource::constant_memory) row.set("model_coeff_sectors_per_req", coeff_sectors(P).sectors_per_request());
   if (!row.verified) return;
-  if (ctx.variant() == "constant_uniform") uniform_ms = row.median_ms;
-  if (uniform_ms > 0.0) row.set("vs_constant_uniform", row.median_ms / uniform_ms);
+  if (ctx.variant() == "constant_uniform") b.uniform_ms = row.median_ms;
+  if (b.uniform_ms > 0.0) row.set("vs_constant_uniform", row.median_ms / b.uniform_ms);
 }
 
 Demo make_demo() {

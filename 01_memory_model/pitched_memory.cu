@@ -20,7 +20,6 @@
 // Run: build/bin/pitched_memory [--size 64M] [--width 4099] [--csv pitched.csv]
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -67,11 +66,6 @@ void pitch_table(Context& ctx) {
 
 // ---- 2-D: pitched vs unpadded ----------------------------------------------------------------------
 
-struct Image {
-  unsigned width = 0, height = 0;
-  std::vector<float> host, expected;
-};
-
 struct ImageShape {
   std::uint64_t width = 0, height = 0;
 };
@@ -90,18 +84,19 @@ ImageShape image_shape(const Context& ctx) {
   return {width, height};
 }
 
-const Image& image(const Context& ctx) {
-  static std::unique_ptr<Image> img;
-  if (!img) {
-    const ImageShape shape = image_shape(ctx);
-    img = std::make_unique<Image>();
-    img->width = static_cast<unsigned>(shape.width);
-    img->height = static_cast<unsigned>(shape.height);
-    img->host = small_integers(shape.width * shape.height);
-    img->expected = vertical_sum_reference(img->host, shape.width, shape.height);
-  }
-  return *img;
-}
+// The run's image, made by its first 2-D variant at the shape --size and --width give.
+struct Image {
+  unsigned width = 0, height = 0;
+  std::vector<float> host, expected;
+  double pitched_ms = 0.0;  // the pitched_2d row, for the vs_pitched column
+
+  explicit Image(const ImageShape& shape)
+      : width(static_cast<unsigned>(shape.width)),
+        height(static_cast<unsigned>(shape.height)),
+        host(small_integers(shape.width * shape.height)),
+        expected(vertical_sum_reference(host, shape.width, shape.height)) {}
+  explicit Image(const Context& ctx) : Image(image_shape(ctx)) {}
+};
 
 // Sectors per warp request for a warp reading 32 consecutive elements of one row, averaged over the
 // warps of the first 64 rows (the row starts cycle through their alignments long before that).
@@ -115,10 +110,8 @@ cml::model::GlobalAccess row_access(unsigned width, unsigned height, std::size_t
   });
 }
 
-double pitched_ms = 0.0;  // this run's pitched_2d row, for the vs_pitched column
-
 void run_2d(Context& ctx, bool pitched) {
-  const Image& img = image(ctx);
+  Image& img = ctx.state<Image>(ctx);
   const std::size_t n = std::size_t{img.width} * img.height;
   const double bytes = 2.0 * static_cast<double>(n) * sizeof(float);
   const std::string params = fmt::format("{}x{}", img.width, img.height);
@@ -153,8 +146,8 @@ void run_2d(Context& ctx, bool pitched) {
       .set("model_ld_sectors_per_req", model.sectors_per_request())
       .set("model_efficiency", model.efficiency());
   if (!row->verified) return;
-  if (pitched) pitched_ms = row->median_ms;
-  else if (pitched_ms > 0.0) row->set("vs_pitched", row->median_ms / pitched_ms);
+  if (pitched) img.pitched_ms = row->median_ms;
+  else if (img.pitched_ms > 0.0) row->set("vs_pitched", row->median_ms / img.pitched_ms);
 }
 
 // ---- 3-D --------------------------------------------------------------------------------------------

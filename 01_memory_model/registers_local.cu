@@ -18,7 +18,6 @@
 // between the register and the local versions.
 // What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/registers_local [--size 4M] [--csv registers_local.csv]
-#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -36,43 +35,38 @@ using namespace cml::ch01;
 
 using Launch = void (*)(const unsigned*, unsigned*, unsigned, cudaStream_t);
 
-struct Buffers {
-  unsigned n = 0;
-  DeviceBuffer<unsigned> seeds, out;
-  std::vector<std::uint32_t> expected;
-};
-
 void check_size(const Context& ctx) {
   if (ctx.size() >= (std::uint64_t{1} << 31)) throw CliError("--size must be below 2G threads");
 }
 
-Buffers& buffers(Context& ctx) {
-  static std::unique_ptr<Buffers> b;
-  if (!b) {
-    check_size(ctx);
-    b = std::make_unique<Buffers>();
-    b->n = static_cast<unsigned>(ctx.size());
-    std::vector<std::uint32_t> seeds(b->n);
-    for (unsigned i = 0; i < b->n; ++i) seeds[i] = fmix32(i);  // random-looking, every one different
-    b->expected = register_array_reference(seeds);
-    b->seeds = DeviceBuffer<unsigned>(b->n);
-    b->out = DeviceBuffer<unsigned>(b->n);
-    b->seeds.upload(seeds);
-  }
-  return *b;
-}
+// The run's buffers, made by its first variant: one random-looking seed per thread, every one different.
+struct Buffers {
+  unsigned n = 0;
+  DeviceBuffer<unsigned> seeds, out;
+  std::vector<std::uint32_t> expected;
+  double registers_ms = 0.0;  // the registers row, for the vs_registers column
 
-double registers_ms = 0.0;  // this run's registers row, for the vs_registers column
+  explicit Buffers(const Context& ctx) {
+    check_size(ctx);
+    n = static_cast<unsigned>(ctx.size());
+    std::vector<std::uint32_t> host(n);
+    for (unsigned i = 0; i < n; ++i) host[i] = fmix32(i);
+    expected = register_array_reference(host);
+    seeds = DeviceBuffer<unsigned>(n);
+    out = DeviceBuffer<unsigned>(n);
+    seeds.upload(host);
+  }
+};
 
 Row& run(Context& ctx, Launch launch, const cudaFuncAttributes& attr, const std::string& params) {
-  Buffers& b = buffers(ctx);
+  Buffers& b = ctx.state<Buffers>(ctx);
   Row& row = ctx.measure(
       params, b.n, 8.0 * b.n, [&](cudaStream_t s) { launch(b.seeds.data(), b.out.data(), b.n, s); },
       [&] { return compare_exact(b.out.download(), b.expected); }, [&](cudaStream_t s) { b.out.poison(s); });
   row.set("num_regs", attr.numRegs).set("local_bytes", static_cast<double>(attr.localSizeBytes));
   if (!row.verified) return row;
-  if (ctx.variant() == "registers") registers_ms = row.median_ms;
-  else if (registers_ms > 0.0) row.set("vs_registers", row.median_ms / registers_ms);
+  if (ctx.variant() == "registers") b.registers_ms = row.median_ms;
+  else if (b.registers_ms > 0.0) row.set("vs_registers", row.median_ms / b.registers_ms);
   return row;
 }
 

@@ -13,7 +13,6 @@
 // Run: build/bin/compressible_memory [--size 256M] [--csv compressible.csv]
 #include <algorithm>
 #include <map>
-#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -35,6 +34,14 @@ struct Side {
   VmmBuffer src, dst;
 };
 
+Side make_side(int device, std::size_t bytes, bool compressible) {
+  Side s{VmmBuffer(device, bytes, compressible), VmmBuffer(device, bytes, compressible)};
+  s.src.grow(bytes);
+  s.dst.grow(bytes);
+  return s;
+}
+
+// The run's buffers, made by its first variant: plain memory, and compressible memory where the driver gives it.
 struct Buffers {
   std::size_t n = 0;  // words per buffer
   Side plain, compressible;
@@ -43,31 +50,19 @@ struct Buffers {
   DeviceBuffer<unsigned long long> scratch{1};  // the read kernel's sum
   std::map<DataKind, unsigned long long> sums;  // CPU reference sums, computed once per kind
   std::map<std::pair<int, DataKind>, double> plain_gb_per_s;  // (op, data) -> GB/s on plain memory
-};
 
-Side make_side(int device, std::size_t bytes, bool compressible) {
-  Side s{VmmBuffer(device, bytes, compressible), VmmBuffer(device, bytes, compressible)};
-  s.src.grow(bytes);
-  s.dst.grow(bytes);
-  return s;
-}
-
-Buffers& buffers(Context& ctx) {
-  static std::unique_ptr<Buffers> b;
-  if (b) return *b;
-  b = std::make_unique<Buffers>();
-  const int dev = ctx.device().ordinal;
-  b->n = ctx.size();
-  const std::size_t bytes = b->n * sizeof(std::uint32_t);
-  b->plain = make_side(dev, bytes, false);
-  b->why_not = vmm_unavailable(dev, true);
-  if (b->why_not.empty()) {
-    b->compressible = make_side(dev, bytes, true);
-    b->compressed = b->compressible.src.compressed() && b->compressible.dst.compressed();
-    if (!b->compressed) b->why_not = "the driver handed out plain memory when asked for compressible memory";
+  explicit Buffers(const Context& ctx) : n(ctx.size()) {
+    const int dev = ctx.device().ordinal;
+    const std::size_t bytes = n * sizeof(std::uint32_t);
+    plain = make_side(dev, bytes, false);
+    why_not = vmm_unavailable(dev, true);
+    if (why_not.empty()) {
+      compressible = make_side(dev, bytes, true);
+      compressed = compressible.src.compressed() && compressible.dst.compressed();
+      if (!compressed) why_not = "the driver handed out plain memory when asked for compressible memory";
+    }
   }
-  return *b;
-}
+};
 
 unsigned long long reference_sum(Buffers& b, DataKind kind) {
   auto it = b.sums.find(kind);
@@ -80,7 +75,7 @@ unsigned long long reference_sum(Buffers& b, DataKind kind) {
 enum class Op { write, read, copy };
 
 void run(Context& ctx, bool compressible, Op op) {
-  Buffers& b = buffers(ctx);
+  Buffers& b = ctx.state<Buffers>(ctx);
   if (compressible && !b.compressed) throw Waived(b.why_not);
   Side& side = compressible ? b.compressible : b.plain;
   auto* src = side.src.data<std::uint32_t>();

@@ -23,7 +23,6 @@
 // CSVs to see the flag change nothing either.
 // What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/load_caching_dlcm_ca --csv ca.csv && build/bin/load_caching_dlcm_cg --csv cg.csv
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,7 +60,7 @@ std::vector<unsigned> caching_strides(bool quick) {
   return {1, 2, 4, 8, 16, 32};
 }
 
-// The strided part's buffers: as many 4-byte elements as the offset part's, created on first use.
+// The strided part's buffers: as many 4-byte elements as the offset part's, made on the run's first use.
 struct StrideData {
   std::size_t elements;
   std::vector<std::uint32_t> in_host;
@@ -73,31 +72,19 @@ struct StrideData {
   }
 };
 
-struct State {
-  OffsetAddState offset;
-  std::unique_ptr<StrideData> stride;
-  StrideData& stride_data(std::size_t n) {
-    if (!stride || stride->elements != n) {
-      stride.reset();
-      stride = std::make_unique<StrideData>(n);
-    }
-    return *stride;
-  }
-};
-
 template <class Load>
-void offset_variant(Context& ctx, State& state) {
+void offset_variant(Context& ctx) {
   const double ceiling = ctx.copy_ceiling().best();
-  OffsetAddData& d = state.offset.data(ctx.size());
+  OffsetAddData& d = offset_add_data(ctx);
   for (unsigned k : caching_offsets(ctx.quick()))
     run_offset_point(ctx, d, ceiling, fmt::format("offset={} dlcm={}", k, kDlcm), k, 0,
                      with_block(launch_offset_add_unroll4<Load>, kSeedBlock));
 }
 
 template <class Load>
-void stride_variant(Context& ctx, State& state) {
+void stride_variant(Context& ctx) {
   const double ceiling = ctx.copy_ceiling().best();
-  StrideData& d = state.stride_data(ctx.size());
+  StrideData& d = ctx.state<StrideData>(ctx.size());
   for (unsigned s : caching_strides(ctx.quick())) {
     const std::size_t n = strided_count(d.elements, s);
     Row& row = ctx.measure(
@@ -114,8 +101,6 @@ void stride_variant(Context& ctx, State& state) {
 }
 
 Demo make_demo() {
-  auto state = std::make_shared<State>();
-  auto with_state = [state](void (*f)(Context&, State&)) { return [state, f](Context& c) { f(c, *state); }; };
   Demo d;
   d.name = std::string("load_caching_dlcm_") + kDlcm;
   d.summary = fmt::format(
@@ -126,15 +111,15 @@ Demo make_demo() {
   d.size_meaning = "floats per buffer (default 8x L2 bytes / 4)";
   d.variants = {
       {"offset_default", "C[i] = A[i+k] + B[i+k], unroll4, plain loads (the -dlcm flag decides)",
-       with_state(offset_variant<PlainLoad>)},
-      {"offset_ldca", "the same with __ldca (ld.global.ca)", with_state(offset_variant<CacheAllLoad>)},
-      {"offset_ldcg", "the same with __ldcg (ld.global.cg)", with_state(offset_variant<CacheGlobalLoad>)},
-      {"offset_ldcs", "the same with __ldcs (ld.global.cs)", with_state(offset_variant<StreamingLoad>)},
+       offset_variant<PlainLoad>},
+      {"offset_ldca", "the same with __ldca (ld.global.ca)", offset_variant<CacheAllLoad>},
+      {"offset_ldcg", "the same with __ldcg (ld.global.cg)", offset_variant<CacheGlobalLoad>},
+      {"offset_ldcs", "the same with __ldcs (ld.global.cs)", offset_variant<StreamingLoad>},
       {"stride_default", "out[i*s] = in[i*s], 4-byte elements, unroll4, plain loads",
-       with_state(stride_variant<PlainLoad>)},
-      {"stride_ldca", "the same with __ldca", with_state(stride_variant<CacheAllLoad>)},
-      {"stride_ldcg", "the same with __ldcg", with_state(stride_variant<CacheGlobalLoad>)},
-      {"stride_ldcs", "the same with __ldcs", with_state(stride_variant<StreamingLoad>)},
+       stride_variant<PlainLoad>},
+      {"stride_ldca", "the same with __ldca", stride_variant<CacheAllLoad>},
+      {"stride_ldcg", "the same with __ldcg", stride_variant<CacheGlobalLoad>},
+      {"stride_ldcs", "the same with __ldcs", stride_variant<StreamingLoad>},
   };
   // hint / default at every point of both kernels.
   auto hint_ratios = [](const RunRows& r, const std::string& hint) {

@@ -26,16 +26,16 @@ namespace {
 using namespace cml;
 using namespace cml::ch02;
 
-void offset_sweep_variant(Context& ctx, OffsetAddState& state, const OffsetLaunch& launch) {
+void offset_sweep_variant(Context& ctx, const OffsetLaunch& launch) {
   const double ceiling = ctx.copy_ceiling().best();
-  OffsetAddData& d = state.data(ctx.size());
+  OffsetAddData& d = offset_add_data(ctx);
   for (unsigned k : offset_sweep(ctx.quick()))
     run_offset_point(ctx, d, ceiling, fmt::format("offset={}", k), k, 0, launch);
 }
 
-void block_sweep_variant(Context& ctx, OffsetAddState& state) {
+void block_sweep_variant(Context& ctx) {
   const double ceiling = ctx.copy_ceiling().best();
-  OffsetAddData& d = state.data(ctx.size());
+  OffsetAddData& d = offset_add_data(ctx);
   for (unsigned k : seed_offsets(ctx.quick()))
     for (unsigned block : block_sweep(ctx.quick()))
       run_offset_point(ctx, d, ceiling, fmt::format("offset={} block={}", k, block), k, 0,
@@ -43,7 +43,6 @@ void block_sweep_variant(Context& ctx, OffsetAddState& state) {
 }
 
 Demo make_demo() {
-  auto state = std::make_shared<OffsetAddState>();
   Demo d;
   d.name = "misaligned_read";
   d.summary =
@@ -53,13 +52,13 @@ Demo make_demo() {
   d.size_meaning = "floats per buffer (A, B and C; default 8x L2 bytes / 4)";
   d.variants = {
       {"read_offset", "one element per thread, 512 threads per block (the blog post's kernel)",
-       [state](Context& c) { offset_sweep_variant(c, *state, with_block(launch_offset_add<PlainLoad>, kSeedBlock)); }},
+       [](Context& c) { offset_sweep_variant(c, with_block(launch_offset_add<PlainLoad>, kSeedBlock)); }},
       {"read_offset_unroll4", "4 elements per thread blockDim.x apart, grid / 4, loads before stores",
-       [state](Context& c) {
-         offset_sweep_variant(c, *state, with_block(launch_offset_add_unroll4<PlainLoad>, kSeedBlock));
+       [](Context& c) {
+         offset_sweep_variant(c, with_block(launch_offset_add_unroll4<PlainLoad>, kSeedBlock));
        }},
       {"read_offset_unroll4_blocks", "unroll4 at offsets 0, 11, 128 with 128, 256, 512, 1024 threads per block",
-       [state](Context& c) { block_sweep_variant(c, *state); }},
+       block_sweep_variant},
   };
   d.claims = {
       Claim{"unroll4_reaches_ceiling", "The 4-way unrolled kernel at offset 0 runs at the copy ceiling.",

@@ -27,16 +27,16 @@ using namespace cml;
 using namespace cml::ch02;
 
 // `both` shifts the loads as well as the stores.
-void offset_sweep_variant(Context& ctx, OffsetAddState& state, const OffsetLaunch& launch, bool both) {
+void offset_sweep_variant(Context& ctx, const OffsetLaunch& launch, bool both) {
   const double ceiling = ctx.copy_ceiling().best();
-  OffsetAddData& d = state.data(ctx.size());
+  OffsetAddData& d = offset_add_data(ctx);
   for (unsigned k : offset_sweep(ctx.quick()))
     run_offset_point(ctx, d, ceiling, fmt::format("offset={}", k), both ? k : 0, k, launch);
 }
 
-void block_sweep_variant(Context& ctx, OffsetAddState& state) {
+void block_sweep_variant(Context& ctx) {
   const double ceiling = ctx.copy_ceiling().best();
-  OffsetAddData& d = state.data(ctx.size());
+  OffsetAddData& d = offset_add_data(ctx);
   for (unsigned k : seed_offsets(ctx.quick()))
     for (unsigned block : block_sweep(ctx.quick()))
       run_offset_point(ctx, d, ceiling, fmt::format("offset={} block={}", k, block), 0, k,
@@ -44,7 +44,6 @@ void block_sweep_variant(Context& ctx, OffsetAddState& state) {
 }
 
 Demo make_demo() {
-  auto state = std::make_shared<OffsetAddState>();
   const OffsetLaunch simple = with_block(launch_offset_add<PlainLoad>, kSeedBlock);
   const OffsetLaunch unroll4 = with_block(launch_offset_add_unroll4<PlainLoad>, kSeedBlock);
   Demo d;
@@ -56,13 +55,13 @@ Demo make_demo() {
   d.size_meaning = "floats per buffer (A, B and C; default 8x L2 bytes / 4)";
   d.variants = {
       {"write_offset", "C[i+k] = A[i] + B[i], one element per thread, 512 threads per block",
-       [state, simple](Context& c) { offset_sweep_variant(c, *state, simple, false); }},
+       [simple](Context& c) { offset_sweep_variant(c, simple, false); }},
       {"write_offset_unroll4", "the same, 4 elements per thread blockDim.x apart, grid / 4",
-       [state, unroll4](Context& c) { offset_sweep_variant(c, *state, unroll4, false); }},
+       [unroll4](Context& c) { offset_sweep_variant(c, unroll4, false); }},
       {"write_offset_unroll4_blocks", "write unroll4 at offsets 0, 11, 128 with 128..1024 threads per block",
-       [state](Context& c) { block_sweep_variant(c, *state); }},
+       block_sweep_variant},
       {"read_write_offset_unroll4", "C[i+k] = A[i+k] + B[i+k]: both sides shifted, unroll4",
-       [state, unroll4](Context& c) { offset_sweep_variant(c, *state, unroll4, true); }},
+       [unroll4](Context& c) { offset_sweep_variant(c, unroll4, true); }},
   };
   // Every offset of a sweep against offset 0 of the same variant.
   auto flat_sweep = [](const char* variant) {

@@ -39,15 +39,14 @@ OffsetLaunch no_offsets(AddLaunch launch) {
 }
 
 // Runs the per_thread = 1 and per_thread = 4 forms of one way of loading.
-void per_thread_variant(Context& ctx, OffsetAddState& state, AddLaunch one, AddLaunch four) {
+void per_thread_variant(Context& ctx, AddLaunch one, AddLaunch four) {
   const double ceiling = ctx.copy_ceiling().best();
-  OffsetAddData& d = state.data(ctx.size());
+  OffsetAddData& d = offset_add_data(ctx);
   run_offset_point(ctx, d, ceiling, "per_thread=1", 0, 0, no_offsets(one));
   run_offset_point(ctx, d, ceiling, "per_thread=4", 0, 0, no_offsets(four));
 }
 
 Demo make_demo() {
-  auto state = std::make_shared<OffsetAddState>();
   Demo d;
   d.name = "read_only_path";
   d.summary =
@@ -56,16 +55,16 @@ Demo make_demo() {
   d.size_meaning = "floats per buffer (a, b and c; default 8x L2 bytes / 4)";
   d.variants = {
       {"plain", "const float* loads (LDG.E), one statement per element",
-       [state](Context& c) { per_thread_variant(c, *state, launch_add<1, PlainLoad>, launch_add<4, PlainLoad>); }},
+       [](Context& c) { per_thread_variant(c, launch_add<1, PlainLoad>, launch_add<4, PlainLoad>); }},
       {"ldg", "__ldg loads (LDG.E.CONSTANT)",
-       [state](Context& c) {
-         per_thread_variant(c, *state, launch_add<1, ReadOnlyLoad>, launch_add<4, ReadOnlyLoad>);
+       [](Context& c) {
+         per_thread_variant(c, launch_add<1, ReadOnlyLoad>, launch_add<4, ReadOnlyLoad>);
        }},
       {"const_restrict", "const float* __restrict__ pointers (LDG.E.CONSTANT)",
-       [state](Context& c) { per_thread_variant(c, *state, launch_add_restrict<1>, launch_add_restrict<4>); }},
+       [](Context& c) { per_thread_variant(c, launch_add_restrict<1>, launch_add_restrict<4>); }},
       {"plain_loads_first", "plain pointers, 4 per thread, all loads written before the stores",
-       [state](Context& c) {
-         OffsetAddData& data = state->data(c.size());
+       [](Context& c) {
+         OffsetAddData& data = offset_add_data(c);
          run_offset_point(c, data, c.copy_ceiling().best(), "per_thread=4", 0, 0,
                           with_block(launch_offset_add_unroll4<PlainLoad>, kSeedBlock));
        }},

@@ -18,7 +18,6 @@
 // Run: build/bin/async_pipeline [--size WORDS] [--variant sync|async_1stage|...] [--csv out.csv]
 #include <algorithm>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,31 +35,26 @@ constexpr Occupancy kOccupancies[] = {Occupancy::low, Occupancy::high};
 
 std::string params_of(Occupancy o) { return fmt::format("occupancy={}", to_string(o)); }
 
-// The input, its expected output and the output buffer, made once per process for all five variants, and
+// The input, its expected output and the output buffer, made once per run for all five variants, and
 // sync's bandwidth at each occupancy for the vs_sync column.
 struct Data {
   std::size_t n = 0;
   DeviceBuffer<std::uint32_t> in, out;
   std::vector<std::uint32_t> expected;
   std::map<Occupancy, double> sync_gb_per_s;
-};
 
-Data& data(Context& ctx) {
-  static std::unique_ptr<Data> d;
-  if (d) return *d;
-  d = std::make_unique<Data>();
-  d->n = static_cast<std::size_t>(ctx.size());
-  const std::vector<std::uint32_t> host = pipeline_input(d->n);
-  d->expected = pipeline_reference(host);
-  d->in = DeviceBuffer<std::uint32_t>(d->n);
-  d->out = DeviceBuffer<std::uint32_t>(d->n);
-  d->in.upload(host);
-  return *d;
-}
+  explicit Data(std::size_t elements) : n(elements) {
+    const std::vector<std::uint32_t> host = pipeline_input(n);
+    expected = pipeline_reference(host);
+    in = DeviceBuffer<std::uint32_t>(n);
+    out = DeviceBuffer<std::uint32_t>(n);
+    in.upload(host);
+  }
+};
 
 // One row per occupancy: poisoned output, one launch compared with the CPU, then timed.
 void run_variant(Context& ctx, int stages) {
-  Data& d = data(ctx);
+  Data& d = ctx.state<Data>(static_cast<std::size_t>(ctx.size()));
   if (stages > 0 && ctx.device().cc_major < 8)
     ctx.note("no cp.async below compute capability 8.0: cuda::memcpy_async is an ordinary load and store here, "
              "so the async rows measure the pipeline's bookkeeping, not an asynchronous copy.");

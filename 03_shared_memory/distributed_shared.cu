@@ -22,7 +22,6 @@
 // Run: build/bin/distributed_shared [--size KEYS] [--hops H] [--passes P] [--csv out.csv]
 #include <algorithm>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -149,33 +148,27 @@ void bandwidth(Context& ctx) {
            "block itself, reached through map_shared_rank.");
 }
 
-// The keys (generated on the device) and the CPU's counts, made once per process for all three variants.
+// The keys (generated on the device) and the CPU's counts, made once per run for all three variants.
 struct Keys {
   std::size_t n = 0;
   DeviceBuffer<std::uint32_t> keys;
   DeviceBuffer<std::uint32_t> out;
   std::map<std::uint32_t, std::vector<std::uint32_t>> expected;  // bins -> counts
   std::map<std::uint32_t, double> global_ms;                     // bins -> histogram_global's time
-};
 
-Keys& keys(Context& ctx) {
-  static std::unique_ptr<Keys> k;
-  if (k) return *k;
-  k = std::make_unique<Keys>();
-  k->n = static_cast<std::size_t>(ctx.size());
-  k->keys = DeviceBuffer<std::uint32_t>(k->n);
-  launch_fill_histogram_keys(k->keys.data(), k->n, ctx.stream());
-  CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
-  const std::uint32_t most = *std::max_element(std::begin(kBinCounts), std::end(kBinCounts));
-  k->out = DeviceBuffer<std::uint32_t>(most);
-  const auto fine = histogram_reference(k->n, most);
-  for (std::uint32_t bins : kBinCounts) k->expected[bins] = fold_histogram(fine, bins);
-  return *k;
-}
+  explicit Keys(const Context& ctx) : n(static_cast<std::size_t>(ctx.size())), keys(n) {
+    launch_fill_histogram_keys(keys.data(), n, ctx.stream());
+    CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+    const std::uint32_t most = *std::max_element(std::begin(kBinCounts), std::end(kBinCounts));
+    out = DeviceBuffer<std::uint32_t>(most);
+    const auto fine = histogram_reference(n, most);
+    for (std::uint32_t bins : kBinCounts) expected[bins] = fold_histogram(fine, bins);
+  }
+};
 
 // One histogram row: verified against the CPU counts, then timed (keys read + bins written, GB = 1e9).
 void histogram_row(Context& ctx, const HistogramLaunch& h, const std::string& params) {
-  Keys& k = keys(ctx);
+  Keys& k = ctx.state<Keys>(ctx);
   const std::uint32_t bins = 1u << h.bins_log2;
   const auto& expected = k.expected.at(bins);
   const double bytes = static_cast<double>(k.n) * sizeof(std::uint32_t) + bins * sizeof(std::uint32_t);

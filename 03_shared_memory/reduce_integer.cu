@@ -23,7 +23,6 @@
 // shared-memory tree or warp shuffles take the same time on the same loads).
 // What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/reduce_integer [--size N] [--variant vec4_shfl] [--csv out.csv]
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,29 +36,26 @@ namespace {
 using namespace cml;
 using namespace cml::ch03;
 
+// The run's input, its CPU sum and the kernels' outputs, made by its first variant.
 struct Buffers {
   std::size_t n = 0;
   Sum expected = 0;
   DeviceBuffer<unsigned> in;
   DeviceBuffer<unsigned> scratch;  // for the in-place rungs, zero-padded to whole blocks
   DeviceBuffer<Sum> total;
+
+  explicit Buffers(const Context& ctx) : n(static_cast<std::size_t>(ctx.size())) {
+    const auto host = reduce_input(n);
+    expected = reduce_cpu(host);
+    in = DeviceBuffer<unsigned>(n);
+    in.upload(host);
+    scratch = DeviceBuffer<unsigned>(inplace_scratch_elems(n));
+    scratch.fill_bytes(0, ctx.stream());
+    total = DeviceBuffer<Sum>(1);
+  }
 };
 
-Buffers& buffers(Context& ctx) {
-  static std::unique_ptr<Buffers> b;
-  if (!b || b->n != ctx.size()) {
-    b = std::make_unique<Buffers>();
-    b->n = static_cast<std::size_t>(ctx.size());
-    const auto host = reduce_input(b->n);
-    b->expected = reduce_cpu(host);
-    b->in = DeviceBuffer<unsigned>(b->n);
-    b->in.upload(host);
-    b->scratch = DeviceBuffer<unsigned>(inplace_scratch_elems(b->n));
-    b->scratch.fill_bytes(0, ctx.stream());
-    b->total = DeviceBuffer<Sum>(1);
-  }
-  return *b;
-}
+Buffers& buffers(Context& ctx) { return ctx.state<Buffers>(ctx); }
 
 VerifyResult check_total(const Buffers& b) {
   Sum got = 0;
@@ -67,35 +63,31 @@ VerifyResult check_total(const Buffers& b) {
   return compare_value(got, b.expected, "total");
 }
 
-// cub::DeviceReduce::Sum, verified and timed once per process: the vs_cub reference of every row.
+// cub::DeviceReduce::Sum, verified and timed once per run: the vs_cub reference of every row.
 struct CubBaseline {
   bool ok = false;
   Timing timing;
   double gb_per_s = 0.0;
-};
 
-const CubBaseline& cub_baseline(Context& ctx) {
-  static std::unique_ptr<CubBaseline> c;
-  if (c) return *c;
-  c = std::make_unique<CubBaseline>();
-  Buffers& b = buffers(ctx);
-  CubDeviceSum cub(b.in.data(), b.total.data(), b.n);
-  const auto launch = [&](cudaStream_t s) { cub.launch(s); };
-  b.total.poison(ctx.stream());
-  launch(ctx.stream());
-  CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
-  c->ok = ctx.check(check_total(b), "cub::DeviceReduce::Sum");
-  if (c->ok) {
-    c->timing = ctx.time(launch);
-    c->gb_per_s = gb_per_s(static_cast<double>(b.n) * sizeof(unsigned), c->timing.stats.median);
+  explicit CubBaseline(Context& ctx) {
+    Buffers& b = buffers(ctx);
+    CubDeviceSum cub(b.in.data(), b.total.data(), b.n);
+    const auto launch = [&](cudaStream_t s) { cub.launch(s); };
+    b.total.poison(ctx.stream());
+    launch(ctx.stream());
+    CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+    ok = ctx.check(check_total(b), "cub::DeviceReduce::Sum");
+    if (ok) {
+      timing = ctx.time(launch);
+      gb_per_s = cml::gb_per_s(static_cast<double>(b.n) * sizeof(unsigned), timing.stats.median);
+    }
   }
-  return *c;
-}
+};
 
 void add_ratios(Context& ctx, Row& row) {
   if (!row.verified) return;
   row.set("vs_ceiling", row.gb_per_s / ctx.copy_ceiling().best());
-  const CubBaseline& cub = cub_baseline(ctx);
+  const CubBaseline& cub = ctx.state<CubBaseline>(ctx);
   if (cub.ok) row.set("vs_cub", row.gb_per_s / cub.gb_per_s);
 }
 
@@ -126,7 +118,7 @@ void in_place_rung(Context& ctx, InPlaceLaunch launch) {
 }
 
 void cub_device_reduce(Context& ctx) {
-  const CubBaseline& cub = cub_baseline(ctx);
+  const CubBaseline& cub = ctx.state<CubBaseline>(ctx);
   const Buffers& b = buffers(ctx);
   if (!cub.ok) {
     ctx.add_row("", b.n, false);

@@ -26,7 +26,6 @@
 #include <cstring>
 #include <functional>
 #include <iterator>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,9 +74,11 @@ TimingOptions options_for(const Context& ctx, std::uint64_t bytes) {
 
 // ---- PCIe link ----------------------------------------------------------------------------------------
 
-const PcieLink& pcie_link(Context& ctx) {
-  static std::optional<PcieLink> link;
-  if (!link) {
+// The link as this run's copies find it, read once per run.
+struct RunLink {
+  PcieLink link;
+
+  explicit RunLink(Context& ctx) {
     // An idle GPU drops its link to a low speed to save power; a burst of copies brings it back up, so
     // the speed read right after is the one the copies run at.
     const std::size_t words = std::size_t{4} << 20;
@@ -90,8 +91,9 @@ const PcieLink& pcie_link(Context& ctx) {
     CUDA_CHECK(cudaDeviceGetPCIBusId(id, sizeof id, ctx.device().ordinal));
     link = read_pcie_link(sysfs_bus_id(id));
   }
-  return *link;
-}
+};
+
+const PcieLink& pcie_link(Context& ctx) { return ctx.state<RunLink>(ctx).link; }
 
 void pcie_link_info(Context& ctx) {
   const PcieLink& l = pcie_link(ctx);

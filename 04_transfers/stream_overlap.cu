@@ -20,7 +20,6 @@
 // Run: build/bin/stream_overlap [--size 64M] [--steps N] [--timeline overlap.json] [--csv overlap.csv]
 #include <algorithm>
 #include <array>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +64,9 @@ struct Overlap {
   int timeline_streams = 0;
   std::vector<std::uint32_t> expected;
   std::optional<Timing> h2d, kernel, d2h, sequential;
+
+  // Buffers, streams and events, the transfers timed and the kernel sized to them: once per run.
+  explicit Overlap(Context& ctx);
 };
 
 // ---- The launches ---------------------------------------------------------------------------------------
@@ -202,44 +204,38 @@ void check_options(Context& ctx) {
   }
 }
 
-Overlap* setup(Context& ctx) {
-  static std::unique_ptr<Overlap> o;
-  if (o) return o.get();
-  o = std::make_unique<Overlap>();
-  o->n = ctx.size();
-  const std::size_t bytes = o->n * sizeof(std::uint32_t);
+Overlap::Overlap(Context& ctx) : n(ctx.size()) {
+  const std::size_t bytes = n * sizeof(std::uint32_t);
   // [doc:pinned_host_buffers]
-  o->h_in = HostBuffer(HostKind::malloc_host, bytes);
-  o->h_out = HostBuffer(HostKind::malloc_host, bytes);
+  h_in = HostBuffer(HostKind::malloc_host, bytes);
+  h_out = HostBuffer(HostKind::malloc_host, bytes);
   // [/doc:pinned_host_buffers]
-  o->d_in = DeviceBuffer<std::uint32_t>(o->n);
-  o->d_out = DeviceBuffer<std::uint32_t>(o->n);
+  d_in = DeviceBuffer<std::uint32_t>(n);
+  d_out = DeviceBuffer<std::uint32_t>(n);
   for (int k = 0; k < kMaxStreams; ++k) {
-    o->streams.emplace_back(cudaStreamNonBlocking);
-    o->joins.emplace_back(cudaEventDisableTiming);
-    o->stream_handles.push_back(o->streams.back());
-    o->join_handles.push_back(o->joins.back());
+    streams.emplace_back(cudaStreamNonBlocking);
+    joins.emplace_back(cudaEventDisableTiming);
+    stream_handles.push_back(streams.back());
+    join_handles.push_back(joins.back());
   }
-  fill_pattern_host(o->h_in.words(), o->n, kSeed);
-  o->timeline_streams = timeline_streams_option(ctx);
+  fill_pattern_host(h_in.words(), n, kSeed);
+  timeline_streams = timeline_streams_option(ctx);
 
   // The transfers do not depend on the kernel: measure them first, then size the kernel to them.
-  o->h2d = measure_h2d(ctx, *o);
-  o->d2h = measure_d2h(ctx, *o);
-  if (const std::optional<std::uint32_t> steps = steps_option(ctx)) {
-    o->steps = *steps;
+  h2d = measure_h2d(ctx, *this);
+  d2h = measure_d2h(ctx, *this);
+  if (const std::optional<std::uint32_t> s = steps_option(ctx)) {
+    steps = *s;
   } else {
-    copy_in(*o, ctx.stream());
-    const double transfer_ms = o->h2d && o->d2h ? o->h2d->stats.median + o->d2h->stats.median : 1.0;
-    o->steps = calibrate_steps(ctx, *o, kKernelOverTransfer * transfer_ms);
+    copy_in(*this, ctx.stream());
+    const double transfer_ms = h2d && d2h ? h2d->stats.median + d2h->stats.median : 1.0;
+    steps = calibrate_steps(ctx, *this, kKernelOverTransfer * transfer_ms);
   }
-  o->expected.resize(o->n);
-  lcg_reference(o->h_in.words(), o->expected.data(), o->n, o->steps);
-  o->kernel = measure_kernel(ctx, *o);
-  ctx.note(fmt::format("kernel: {} multiply-adds per word; asyncEngineCount = {}{}", o->steps,
-                       ctx.device().async_engines,
+  expected.resize(n);
+  lcg_reference(h_in.words(), expected.data(), n, steps);
+  kernel = measure_kernel(ctx, *this);
+  ctx.note(fmt::format("kernel: {} multiply-adds per word; asyncEngineCount = {}{}", steps, ctx.device().async_engines,
                        ctx.device().async_engines < 2 ? " (H2D and D2H share one copy engine: they serialize)" : ""));
-  return o.get();
 }
 
 // ---- Timeline -------------------------------------------------------------------------------------------
@@ -314,7 +310,7 @@ Row& add_pipeline_row(Context& ctx, const std::string& params, const Timing& t, 
 }
 
 void sequential(Context& ctx) {
-  Overlap& o = *setup(ctx);
+  Overlap& o = ctx.state<Overlap>(ctx);
   const double bytes = static_cast<double>(o.n) * sizeof(std::uint32_t);
   struct Part {
     const char* params;
@@ -344,7 +340,7 @@ void sequential(Context& ctx) {
 }
 
 void staged(Context& ctx) {
-  Overlap& o = *setup(ctx);
+  Overlap& o = ctx.state<Overlap>(ctx);
   if (!o.sequential) o.sequential = measure_pipeline(ctx, o, 0);
   const bool have_model = o.h2d && o.kernel && o.d2h && o.sequential;
   const double t_e = have_model ? o.kernel->stats.median : 0.0;

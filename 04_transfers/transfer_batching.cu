@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,25 +50,21 @@ struct Buffers {
   DeviceBuffer<std::uint32_t> packed;  // the payload as it arrives before unpacking
   std::optional<double> contiguous_ms;
   std::map<std::uint64_t, double> many_small_ms;  // by chunk size, for pack_copy_unpack's comparison
-};
 
-Buffers& buffers(Context& ctx) {
-  static std::unique_ptr<Buffers> b;
-  if (b) return *b;
-  b = std::make_unique<Buffers>();
-  b->total_words = ctx.size() / sizeof(std::uint32_t);
-  const std::size_t bytes = ctx.size();
-  // [doc:scattered_source]
-  b->scattered = HostBuffer(HostKind::malloc_host, 2 * bytes);
-  // [/doc:scattered_source]
-  b->contiguous = HostBuffer(HostKind::malloc_host, bytes);
-  b->staging = HostBuffer(HostKind::malloc_host, bytes);
-  b->dst = DeviceBuffer<std::uint32_t>(2 * b->total_words);
-  b->packed = DeviceBuffer<std::uint32_t>(b->total_words);
-  fill_pattern_host(b->scattered.words(), 2 * b->total_words, kSeed);
-  fill_pattern_host(b->contiguous.words(), b->total_words, kSeed);
-  return *b;
-}
+  // Made by the run's first variant, for all of them.
+  explicit Buffers(const Context& ctx) : total_words(ctx.size() / sizeof(std::uint32_t)) {
+    const std::size_t bytes = ctx.size();
+    // [doc:scattered_source]
+    scattered = HostBuffer(HostKind::malloc_host, 2 * bytes);
+    // [/doc:scattered_source]
+    contiguous = HostBuffer(HostKind::malloc_host, bytes);
+    staging = HostBuffer(HostKind::malloc_host, bytes);
+    dst = DeviceBuffer<std::uint32_t>(2 * total_words);
+    packed = DeviceBuffer<std::uint32_t>(total_words);
+    fill_pattern_host(scattered.words(), 2 * total_words, kSeed);
+    fill_pattern_host(contiguous.words(), total_words, kSeed);
+  }
+};
 
 // 1 KB, 4 KB, ... 1 MB chunks that divide the payload.
 std::vector<std::uint64_t> chunk_sizes(std::uint64_t total_bytes) {
@@ -82,7 +77,7 @@ std::vector<std::uint64_t> chunk_sizes(std::uint64_t total_bytes) {
 // Poison every buffer the operation writes, run it once, verify, then time it on the host clock.
 std::optional<Timing> verified_host_time(Context& ctx, const std::string& what, const std::function<void()>& op,
                                          const std::function<VerifyResult()>& verify) {
-  Buffers& b = buffers(ctx);
+  Buffers& b = ctx.state<Buffers>(ctx);
   b.dst.poison(ctx.stream());
   b.packed.poison(ctx.stream());
   poison_host(b.staging.data(), b.staging.bytes());
@@ -93,7 +88,7 @@ std::optional<Timing> verified_host_time(Context& ctx, const std::string& what, 
 }
 
 double contiguous_ms(Context& ctx, bool add_row) {
-  Buffers& b = buffers(ctx);
+  Buffers& b = ctx.state<Buffers>(ctx);
   if (b.contiguous_ms && !add_row) return *b.contiguous_ms;
   const std::size_t bytes = b.total_words * sizeof(std::uint32_t);
   cudaStream_t s = ctx.stream();
@@ -122,7 +117,7 @@ void one_contiguous(Context& ctx) { contiguous_ms(ctx, true); }
 enum class Method { many_small, memcpy_2d, pack_copy_unpack };
 
 void run_method(Context& ctx, Method m) {
-  Buffers& b = buffers(ctx);
+  Buffers& b = ctx.state<Buffers>(ctx);
   cudaStream_t s = ctx.stream();
   const std::size_t total_bytes = b.total_words * sizeof(std::uint32_t);
   const double baseline = contiguous_ms(ctx, false);

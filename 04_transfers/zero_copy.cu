@@ -18,7 +18,6 @@
 // What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/zero_copy [--size 64M] [--offset 1] [--csv zero_copy.csv]
 #include <map>
-#include <memory>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -75,26 +74,20 @@ struct Arrays {
   float* map_b = nullptr;
   DeviceBuffer<float> da, db, dc;
   std::map<std::tuple<Mode, std::size_t, std::size_t>, double> ns;  // measured medians, for the ratio columns
-};
 
-Arrays& arrays(Context& ctx) {
-  static std::unique_ptr<Arrays> a;
-  if (a) return *a;
-  const std::size_t offset = offset_option(ctx);
-  a = std::make_unique<Arrays>();
-  a->n = ctx.size() / sizeof(float) + offset;
-  a->ha = HostBuffer(HostKind::host_alloc_mapped, a->n * sizeof(float));
-  a->hb = HostBuffer(HostKind::host_alloc_mapped, a->n * sizeof(float));
-  fill_vector_add_inputs(static_cast<float*>(a->ha.data()), static_cast<float*>(a->hb.data()), a->n);
-  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&a->map_a), a->ha.data(), 0));
-  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&a->map_b), a->hb.data(), 0));
-  a->da = DeviceBuffer<float>(a->n);
-  a->db = DeviceBuffer<float>(a->n);
-  a->dc = DeviceBuffer<float>(a->n);
-  a->da.upload(static_cast<const float*>(a->ha.data()), a->n);
-  a->db.upload(static_cast<const float*>(a->hb.data()), a->n);
-  return *a;
-}
+  explicit Arrays(const Context& ctx) : n(ctx.size() / sizeof(float) + offset_option(ctx)) {
+    ha = HostBuffer(HostKind::host_alloc_mapped, n * sizeof(float));
+    hb = HostBuffer(HostKind::host_alloc_mapped, n * sizeof(float));
+    fill_vector_add_inputs(static_cast<float*>(ha.data()), static_cast<float*>(hb.data()), n);
+    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&map_a), ha.data(), 0));
+    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&map_b), hb.data(), 0));
+    da = DeviceBuffer<float>(n);
+    db = DeviceBuffer<float>(n);
+    dc = DeviceBuffer<float>(n);
+    da.upload(static_cast<const float*>(ha.data()), n);
+    db.upload(static_cast<const float*>(hb.data()), n);
+  }
+};
 
 void launch(Arrays& a, Mode mode, std::size_t n, std::size_t offset, cudaStream_t s) {
   switch (mode) {
@@ -121,7 +114,7 @@ struct Point {
 // Poison c, launch once, verify bit-exactly, then time. With add_row = false the point is a baseline for
 // another variant's ratio column: measured (and verified) only if this run has not measured it already.
 Point run_point(Context& ctx, Mode mode, std::uint64_t array_bytes, std::size_t offset, bool add_row) {
-  Arrays& a = arrays(ctx);
+  Arrays& a = ctx.state<Arrays>(ctx);
   const auto key = std::make_tuple(mode, static_cast<std::size_t>(array_bytes), offset);
   if (!add_row && a.ns.count(key)) return {true, a.ns[key], std::nullopt};
 

@@ -124,7 +124,8 @@ void add_pair_row(Context& ctx, const State& st, const std::string& params, cons
 enum class Pair { no_window, no_window_set_aside, windows };
 
 // Runs the pair with a window of `hit_ratio` over each stream's table and adds the row.
-void run_pair(Context& ctx, State& st, Pair what, double hit_ratio) {
+void run_pair(Context& ctx, Pair what, double hit_ratio) {
+  State& st = ctx.state<State>();
   // The streams live in State for the whole run; this guard is destroyed (and clears their windows) first.
   const auto guard = set_aside_or_waive(set_aside_option(ctx));
   prepare(ctx, st, *guard);
@@ -212,7 +213,6 @@ std::vector<Claim> claims() {
 }
 
 Demo make_demo() {
-  auto st = std::make_shared<State>();
   Demo d;
   d.name = "l2_competing_streams";
   d.summary =
@@ -222,14 +222,14 @@ Demo make_demo() {
   d.size_meaning = "bytes streamed per pass by each kernel (default: half the L2 size)";
   d.variants = {
       {"no_window", "baseline: both streams without a window, no set-aside",
-       [st](Context& c) { run_pair(c, *st, Pair::no_window, 0.0); }},
+       [](Context& c) { run_pair(c, Pair::no_window, 0.0); }},
       {"no_window_set_aside", "both streams without a window, under the windows' set-aside (what it costs)",
-       [st](Context& c) { run_pair(c, *st, Pair::no_window_set_aside, 0.0); }},
+       [](Context& c) { run_pair(c, Pair::no_window_set_aside, 0.0); }},
       {"hit_ratio_1_0", "a window over each table, hitRatio 1.0",
-       [st](Context& c) { run_pair(c, *st, Pair::windows, 1.0); }},
+       [](Context& c) { run_pair(c, Pair::windows, 1.0); }},
       // [doc:shared_ratio]
       {"hit_ratio_0_5", "a window over each table, hitRatio 0.5",
-       [st](Context& c) { run_pair(c, *st, Pair::windows, 0.5); }},
+       [](Context& c) { run_pair(c, Pair::windows, 0.5); }},
       // [/doc:shared_ratio]
   };
   d.claims = claims();

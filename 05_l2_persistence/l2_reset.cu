@@ -117,7 +117,8 @@ bool verify(Context& ctx, State& st, const std::string& what) {
   return ctx.check(compare_exact(st.out.download(), st.expected), what);
 }
 
-void run_after(Context& ctx, State& st, After after) {
+void run_after(Context& ctx, After after) {
+  State& st = ctx.state<State>();
   remember_initial(ctx, st);
   const auto guard = set_aside_or_waive(set_aside_option(ctx));
   prepare(ctx, st, *guard);
@@ -135,7 +136,8 @@ void run_after(Context& ctx, State& st, After after) {
       .set("vs_clean", st.clean->stats.median / t.stats.median);
 }
 
-void state_restored(Context& ctx, State& st) {
+void state_restored(Context& ctx) {
+  State& st = ctx.state<State>();
   remember_initial(ctx, st);
   const Snapshot now = snapshot(ctx.stream());
   const auto row = [&](const std::string& what, double before, double after) {
@@ -199,7 +201,6 @@ std::vector<Claim> claims() {
 }
 
 Demo make_demo() {
-  auto st = std::make_shared<State>();
   Demo d;
   d.name = "l2_reset";
   d.summary =
@@ -208,16 +209,14 @@ Demo make_demo() {
       "cudaCtxResetPersistingL2Cache; the persisting limit and the stream window, before and after.";
   d.size_meaning = "bytes of the re-read working set (default: 0.7 x the L2 size)";
   d.variants = {
-      {"clean", "no persisting lines: the whole L2", [st](Context& c) { run_after(c, *st, After::clean); }},
+      {"clean", "no persisting lines: the whole L2", [](Context& c) { run_after(c, After::clean); }},
       {"stale_persisting", "window cleared, persisting lines not reset",
-       [st](Context& c) { run_after(c, *st, After::stale); }},
+       [](Context& c) { run_after(c, After::stale); }},
       {"after_normal_window", "lines demoted by a window with hitProp = normal",
-       [st](Context& c) { run_after(c, *st, After::normal_window); }},
+       [](Context& c) { run_after(c, After::normal_window); }},
       {"after_reset", "window cleared and cudaCtxResetPersistingL2Cache()",
-       [st](Context& c) { run_after(c, *st, After::reset); }},
-      {"state_restored", "persisting limit and stream window, before vs after", [st](Context& c) {
-         state_restored(c, *st);
-       }},
+       [](Context& c) { run_after(c, After::reset); }},
+      {"state_restored", "persisting limit and stream window, before vs after", state_restored},
   };
   d.claims = claims();
   d.default_size = [](const DeviceInfo& dev) {

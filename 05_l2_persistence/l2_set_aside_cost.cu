@@ -190,14 +190,13 @@ std::vector<Claim> claims() {
 }
 
 Demo make_demo() {
-  auto st = std::make_shared<State>();
   Demo d;
   d.name = "l2_set_aside_cost";
   d.summary =
       "What a persisting set-aside costs accesses that never persist: a write, a read, a copy, cudaMemcpy D2D\n"
       "and the sliding-window workload with no window, each under a set-aside of 0/8 ... 8/8 of the largest.";
   d.size_meaning = "bytes per buffer (default: 8x the L2 size)";
-  const auto variant = [st](Workload w) { return [st, w](Context& c) { sweep(c, *st, w); }; };
+  const auto variant = [](Workload w) { return [w](Context& c) { sweep(c, c.state<State>(), w); }; };
   d.variants = {
       {"write", "a streaming write of random words, one uint4 per thread", variant(Workload::write)},
       {"read", "a streaming read of random words, folded to one word", variant(Workload::read)},

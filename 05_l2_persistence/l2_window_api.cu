@@ -103,7 +103,8 @@ std::unique_ptr<PersistingL2Guard> windows_set_aside(Context& ctx, State& st) {
   return guard;
 }
 
-void no_window(Context& ctx, State& st, bool under_set_aside) {
+void no_window(Context& ctx, bool under_set_aside) {
+  State& st = ctx.state<State>();
   const auto guard = windows_set_aside(ctx, st);
   const std::unique_ptr<Timing>& t = under_set_aside ? st.same_set_aside : st.baseline;
   if (!t) {
@@ -123,7 +124,8 @@ void measure(Context& ctx, State& st, const PersistingL2Guard& guard,
   add_row(ctx, st, time_isolated(ctx, launch), w, guard.limit(), readback_ok);
 }
 
-void stream_attribute(Context& ctx, State& st) {
+void stream_attribute(Context& ctx) {
+  State& st = ctx.state<State>();
   const auto guard = windows_set_aside(ctx, st);
   const cudaAccessPolicyWindow w = window_of(ctx, st);
   guard->set_stream_window(ctx.stream(), w);
@@ -131,7 +133,8 @@ void stream_attribute(Context& ctx, State& st) {
   measure(ctx, st, *guard, [&](cudaStream_t s) { st.work->launch(st.table_bytes, s); }, w, ok ? 1.0 : 0.0);
 }
 
-void graph_node_attribute(Context& ctx, State& st) {
+void graph_node_attribute(Context& ctx) {
+  State& st = ctx.state<State>();
   const auto guard = windows_set_aside(ctx, st);
   const cudaAccessPolicyWindow w = window_of(ctx, st);
   Graph graph;
@@ -146,7 +149,8 @@ void graph_node_attribute(Context& ctx, State& st) {
   measure(ctx, st, *guard, [&](cudaStream_t s) { exec.launch(s); }, w, ok ? 1.0 : 0.0);
 }
 
-void launch_attribute(Context& ctx, State& st) {
+void launch_attribute(Context& ctx) {
+  State& st = ctx.state<State>();
   const auto guard = windows_set_aside(ctx, st);
   const cudaAccessPolicyWindow w = window_of(ctx, st);
   // Nothing to read back: the attribute lives only in this launch's configuration.
@@ -216,7 +220,6 @@ std::vector<Claim> claims() {
 }
 
 Demo make_demo() {
-  auto st = std::make_shared<State>();
   Demo d;
   d.name = "l2_window_api";
   d.summary =
@@ -224,15 +227,13 @@ Demo make_demo() {
       "graph kernel node and to a single cudaLaunchKernelEx launch, against no window and no set-aside.";
   d.size_meaning = "bytes streamed per pass (default: the L2 size)";
   d.variants = {
-      {"no_window", "baseline: no window, no set-aside", [st](Context& c) { no_window(c, *st, false); }},
+      {"no_window", "baseline: no window, no set-aside", [](Context& c) { no_window(c, false); }},
       {"no_window_set_aside", "no window, under the windows' set-aside (what it costs)",
-       [st](Context& c) { no_window(c, *st, true); }},
-      {"stream_attribute", "cudaStreamSetAttribute(cudaStreamAttributeAccessPolicyWindow)",
-       [st](Context& c) { stream_attribute(c, *st); }},
+       [](Context& c) { no_window(c, true); }},
+      {"stream_attribute", "cudaStreamSetAttribute(cudaStreamAttributeAccessPolicyWindow)", stream_attribute},
       {"graph_node_attribute", "cudaGraphKernelNodeSetAttribute(cudaKernelNodeAttributeAccessPolicyWindow)",
-       [st](Context& c) { graph_node_attribute(c, *st); }},
-      {"launch_attribute", "cudaLaunchKernelEx with cudaLaunchAttributeAccessPolicyWindow",
-       [st](Context& c) { launch_attribute(c, *st); }},
+       graph_node_attribute},
+      {"launch_attribute", "cudaLaunchKernelEx with cudaLaunchAttributeAccessPolicyWindow", launch_attribute},
   };
   d.claims = claims();
   d.default_size = [](const DeviceInfo& dev) { return static_cast<std::uint64_t>(dev.l2_bytes); };

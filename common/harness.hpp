@@ -14,6 +14,9 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <typeindex>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "common/bandwidth.hpp"
@@ -89,6 +92,42 @@ struct CopyCeiling {
 
 inline constexpr double kFirstWarmupMs = 300.0;
 
+// What a demo keeps for the length of one run (its buffers, host references, baselines measured once),
+// one object per type: get<T>(args...) makes T(args...) on its first call, and every later call returns
+// that object (its arguments then unused). The objects die with the RunState, the last made first, so
+// nothing of one run outlives it or leaks into the next run in the same process.
+class RunState {
+ public:
+  RunState() = default;
+  ~RunState() { clear(); }
+  RunState(const RunState&) = delete;
+  RunState& operator=(const RunState&) = delete;
+
+  template <class T, class... A>
+  T& get(A&&... args) {
+    const std::type_index key(typeid(T));
+    for (const Slot& s : slots_)
+      if (s.key == key) return *static_cast<T*>(s.object.get());
+    // Made before its slot exists: a constructor that throws leaves nothing behind, and one that makes
+    // other state first is destroyed before that state.
+    auto object = std::make_unique<T>(std::forward<A>(args)...);
+    T& made = *object;
+    slots_.push_back(Slot{key, Object(object.release(), [](void* p) { delete static_cast<T*>(p); })});
+    return made;
+  }
+  void clear() {
+    while (!slots_.empty()) slots_.pop_back();
+  }
+
+ private:
+  using Object = std::unique_ptr<void, void (*)(void*)>;
+  struct Slot {
+    std::type_index key;
+    Object object;
+  };
+  std::vector<Slot> slots_;
+};
+
 class Context {
  public:
   Context(const Demo& demo, const CliSpec& spec, const Options& opts, const DeviceInfo& device);
@@ -130,6 +169,12 @@ class Context {
   // Names the next profiled launch "variant#k|label" (default label: none; measure() uses the row's params).
   void set_profile_label(const std::string& label) { profile_label_ = label; }
   L2Flusher& flusher() { return *flusher_; }
+
+  // The demo's T for this run (see RunState): made as T(args...) on first use, destroyed with the run.
+  template <class T, class... A>
+  T& state(A&&... args) {
+    return state_.get<T>(std::forward<A>(args)...);
+  }
 
   // Records a verification result; prints the first mismatches on failure. Returns r.ok().
   bool check(const VerifyResult& r, const std::string& what);
@@ -201,6 +246,7 @@ class Context {
   bool first_timing_ = true;
   std::FILE* human_ = stdout;
   std::unique_ptr<CopyCeiling> ceiling_;
+  RunState state_;  // last, so destroyed first: a demo's state may hold work on stream_
 };
 
 // For a demo's check_options: throws a CliError (the run's one-line usage error) unless `need_bytes` fit in
