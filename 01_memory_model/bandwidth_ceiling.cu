@@ -47,8 +47,11 @@ Demo make_demo() {
   };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
   d.quick_size = std::uint64_t{1} << 20;
-  // Two buffers here, two more for the in-run ceiling, and the L2 flush buffer.
-  d.device_bytes = [](std::uint64_t n) { return 4.0 * static_cast<double>(n) * sizeof(float) + 512e6; };
+  // Two buffers, and the in-run ceiling at the same size.
+  d.device_bytes = [](std::uint64_t n) {
+    const double buffer = static_cast<double>(n) * sizeof(float);
+    return DemoMemory::with_ceiling(2.0 * buffer, buffer);
+  };
   return d;
 }
 

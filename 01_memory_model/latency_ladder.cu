@@ -250,12 +250,12 @@ Demo make_demo() {
             ClaimKind::device,
             [l1](const RunRows& r) { return r.only_value("shared_chase", "cycles_per_load") / r.value(l1); }},
   };
-  d.extras = {{"points", "working sets in the sweep, log-spaced (2..64)", "20", true},
-              {"hops", "dependent loads per launch (up to 4M)", "65536", true}};
+  d.extras = {ExtraOption::size("points", "working sets in the sweep, log-spaced (2..64)", 20),
+              ExtraOption::size("hops", "dependent loads per launch (up to 4M)", 65536)};
   d.check_options = [](Context& ctx) { (void)chase_options(ctx); };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes; };
   d.quick_size = std::uint64_t{8} << 20;
-  d.device_bytes = [](std::uint64_t size) { return 1.04 * static_cast<double>(size) + 64e6; };
+  d.device_bytes = [](std::uint64_t size) { return 1.04 * static_cast<double>(size); };
   d.cold_by_default = false;
   d.warmup_ms = 20.0;
   return d;

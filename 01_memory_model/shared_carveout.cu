@@ -301,7 +301,7 @@ Demo make_demo() {
   };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
   d.quick_size = std::uint64_t{1} << 20;
-  d.device_bytes = [](std::uint64_t n) { return 2.0 * static_cast<double>(n) * sizeof(float) + 64e6; };
+  d.device_bytes = [](std::uint64_t n) { return 2.0 * static_cast<double>(n) * sizeof(float); };
   d.cold_by_default = false;
   return d;
 }

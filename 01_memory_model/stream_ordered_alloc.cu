@@ -210,7 +210,7 @@ Demo make_demo() {
   d.warmup_ms = 50.0;
   d.device_bytes = [](std::uint64_t n) {
     if (n < kMinSize) throw CliError("--size: at least 1M bytes, got " + std::to_string(n));
-    return static_cast<double>(n) + 64e6;
+    return static_cast<double>(n);
   };
   d.max_size = [](const DeviceInfo& dev) { return dev.total_memory / 2; };
   d.max_size_reason = "half the GPU's memory: the pool and the driver need room beside the allocation";

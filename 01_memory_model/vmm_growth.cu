@@ -257,9 +257,10 @@ Demo make_demo() {
       {"realloc_doubling", "the same, doubling the size each time (from --step)",
        [](Context& c) { run_growth(c, GrowBy::copying, true, 3000); }},
   };
-  d.extras = {{"step", "bytes added per growth step, rounded up to the granule (2 MiB on current GPUs); the "
-                       "doubling variant starts from it (--quick: 16M)",
-               "256M"}};
+  d.extras = {ExtraOption::size("step",
+                                "bytes added per growth step, rounded up to the granule (2 MiB on current GPUs); "
+                                "the doubling variant starts from it (--quick: 16M)",
+                                kDefaultStep)};
   d.check_options = [](Context& ctx) { (void)plan_for(ctx, false); };  // the doubling plan checks the same
   d.claims = claims();
   d.default_size = [](const DeviceInfo& dev) { return default_final_bytes(dev.total_memory); };
@@ -268,7 +269,7 @@ Demo make_demo() {
   d.device_bytes = [](std::uint64_t n) {
     if (n < 2 * kMinGranule) throw CliError("--size: at least 4M (two granules), got " + std::to_string(n));
     // realloc's last step holds the old buffer and the new one at once.
-    return 2.0 * static_cast<double>(n) + 64e6;
+    return 2.0 * static_cast<double>(n);
   };
   d.max_size = [](const DeviceInfo& dev) { return std::min<std::uint64_t>(dev.total_memory / 2, 16 * kGiB); };
   d.max_size_reason =

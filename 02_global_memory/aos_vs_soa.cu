@@ -205,7 +205,7 @@ Demo make_demo() {
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(InnerStruct); };
   d.quick_size = std::uint64_t{1} << 19;
   // Two struct arrays and four float arrays.
-  d.device_bytes = [](std::uint64_t n) { return 32.0 * static_cast<double>(n) + kHarnessDeviceBytes; };
+  d.device_bytes = [](std::uint64_t n) { return DemoMemory::with_default_ceiling(32.0 * static_cast<double>(n)); };
   d.warmup_ms = 30.0;
   return d;
 }

@@ -154,7 +154,9 @@ Demo make_demo() {
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
   d.quick_size = std::uint64_t{1} << 20;
   // The offset part's three buffers and the strided part's two.
-  d.device_bytes = [](std::uint64_t n) { return offset_add_device_bytes(n) + 2.0 * static_cast<double>(n) * 4; };
+  d.device_bytes = [](std::uint64_t n) {
+    return DemoMemory::with_default_ceiling(offset_add_buffer_bytes(n) + 2.0 * static_cast<double>(n) * 4);
+  };
   d.warmup_ms = 20.0;
   return d;
 }

@@ -334,7 +334,7 @@ Demo make_demo() {
   d.quick_size = 1024;
   // manual holds three device matrices, the managed variants three managed ones (never at the same time).
   d.device_bytes = [](std::uint64_t side) {
-    return 3.0 * 4.0 * static_cast<double>(side) * static_cast<double>(side) + kHarnessDeviceBytes;
+    return DemoMemory::with_default_ceiling(3.0 * 4.0 * static_cast<double>(side) * static_cast<double>(side));
   };
   d.waive_reason = [](const DeviceInfo& dev) -> std::string {
     if (dev.concurrent_managed) return "";

@@ -164,8 +164,8 @@ Demo make_demo() {
   d.quick_size = 100003;  // odd: a short last tile and tail words, and small for the sanitizers
   d.max_size = [](const DeviceInfo& dev) { return std::uint64_t{16} * 8 * dev.l2_bytes / sizeof(std::uint32_t); };
   d.max_size_reason = "16x the default: the CPU builds, filters and compares every word";
-  // Input and output, and the copy ceiling's two buffers of 8x L2.
-  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 1.2e9; };
+  // Input and output; every row is set against the copy ceiling.
+  d.device_bytes = [](std::uint64_t n) { return DemoMemory::with_default_ceiling(8.0 * static_cast<double>(n)); };
   d.cold_by_default = false;  // the array is 8x L2: nothing stays in it from one launch to the next
   d.warmup_ms = 20.0;
   return d;

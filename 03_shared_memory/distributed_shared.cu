@@ -302,8 +302,8 @@ Demo make_demo() {
       {"histogram_cluster", "the bins split over a cluster of 2, 4 or 8 blocks", histogram_cluster},
   };
   d.claims = claims();
-  d.extras = {{"hops", "dependent loads per chase (1000 with --quick)", "20000", true},
-              {"passes", "passes of each read thread over its 8 16-byte loads (4 with --quick)", "256", true}};
+  d.extras = {ExtraOption::size("hops", "dependent loads per chase (1000 with --quick)", 20000),
+              ExtraOption::size("passes", "passes of each read thread over its 8 16-byte loads (4 with --quick)", 256)};
   d.check_options = [](Context& ctx) { (void)hops_option(ctx), (void)passes_option(ctx); };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(std::uint32_t); };
   d.quick_size = std::uint64_t{1} << 20;

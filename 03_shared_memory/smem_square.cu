@@ -139,7 +139,7 @@ Demo make_demo() {
               return max_of(v);
             }},
   };
-  d.extras = {{"rounds", "write/barrier/read/barrier rounds per block (2 with --quick)", "256", true}};
+  d.extras = {rounds_option()};
   d.check_options = [](Context& ctx) { (void)tile_rounds(ctx, kBlocksPerSm); };
   d.default_size = [](const DeviceInfo& dev) { return kBlocksPerSm * static_cast<std::uint64_t>(dev.sm_count); };
   d.quick_size = 2;

@@ -163,8 +163,7 @@ Demo make_demo() {
                      r.only_value("last_block_threadfence", "median_ms");
             }},
   };
-  d.extras = {{"runs", "back-to-back launches of each last-block variant (20 with --quick)", "1000",
-               true}};
+  d.extras = {ExtraOption::size("runs", "back-to-back launches of each last-block variant (20 with --quick)", 1000)};
   d.check_options = [](Context& ctx) { (void)runs_option(ctx); };
   d.default_size = [](const DeviceInfo&) { return kDefaultSize; };
   d.quick_size = 100003;

@@ -173,7 +173,10 @@ Demo make_demo() {
   };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
   d.quick_size = (std::uint64_t{1} << 20) + 3;  // 4 MB, a tail of 12 bytes below one bulk copy
-  d.device_bytes = [](std::uint64_t n) { return 2.0 * static_cast<double>(n) * sizeof(float) + 64e6; };
+  d.device_bytes = [](std::uint64_t n) {
+    const double buffer = static_cast<double>(n) * sizeof(float);
+    return DemoMemory::with_ceiling(2.0 * buffer, buffer);  // measure_copy: the ceiling at the same size
+  };
   d.waive_reason = [](const DeviceInfo& dev) { return tma_unsupported(dev.cc_major, dev.cc_minor); };
   return d;
 }

@@ -355,8 +355,8 @@ Demo make_demo() {
   d.device_bytes = [](std::uint64_t bytes) {
     if (bytes < 4096 || bytes % sizeof(std::uint32_t) != 0)
       throw CliError("--size: at least 4k and a multiple of 4 bytes, got " + std::to_string(bytes));
-    // Managed buffer + device buffer + the harness's L2 flush buffer; require_fits() rechecks at allocation.
-    return 2.0 * static_cast<double>(bytes) + 256e6;
+    // Managed buffer + device buffer; require_fits() rechecks at allocation.
+    return 2.0 * static_cast<double>(bytes);
   };
   d.check_options = [](Context& ctx) { require_fits(ctx.size()); };
   return d;

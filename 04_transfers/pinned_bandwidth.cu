@@ -75,15 +75,15 @@ TimingOptions options_for(const Context& ctx, std::uint64_t bytes) {
 // ---- PCIe link ----------------------------------------------------------------------------------------
 
 // The link as this run's copies find it, read once per run.
+constexpr std::size_t kLinkWarmupWords = std::size_t{4} << 20;
 struct RunLink {
   PcieLink link;
 
   explicit RunLink(Context& ctx) {
     // An idle GPU drops its link to a low speed to save power; a burst of copies brings it back up, so
     // the speed read right after is the one the copies run at.
-    const std::size_t words = std::size_t{4} << 20;
-    PinnedBuffer<std::uint32_t> h(words);
-    DeviceBuffer<std::uint32_t> d(words);
+    PinnedBuffer<std::uint32_t> h(kLinkWarmupWords);
+    DeviceBuffer<std::uint32_t> d(kLinkWarmupWords);
     for (int i = 0; i < 8; ++i)
       CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), h.bytes(), cudaMemcpyHostToDevice, ctx.stream()));
     CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
@@ -438,7 +438,7 @@ Demo make_demo() {
       throw CliError("--size: at most 4G and 1/8 of host memory (one pinned buffer of that size per variant), got " +
                      std::to_string(bytes));
     // The copy's device buffer, the check buffer, the link warm-up buffer.
-    return 2.0 * static_cast<double>(bytes) + 64e6;
+    return 2.0 * static_cast<double>(bytes) + kLinkWarmupWords * sizeof(std::uint32_t);
   };
   return d;
 }

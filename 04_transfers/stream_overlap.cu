@@ -430,11 +430,11 @@ Demo make_demo() {
   };
   d.claims = claims();
   d.extras = {
-      {"steps", "multiply-adds per word in the kernel (0 = calibrate to 1.05x the transfer time)", "0", true, true},
-      {"timeline", "trace one sequential and one staged run with CUDA events into this Chrome-trace JSON "
-                   "(Perfetto opens it; scripts/timeline_plot.py draws it)",
-       "", false, false, true},
-      {"timeline-streams", "streams in the staged run of --timeline (1..8)", "4", true},
+      ExtraOption::size_or_zero("steps",
+                                "multiply-adds per word in the kernel (0 = calibrate to 1.05x the transfer time)", 0),
+      ExtraOption::output_file("timeline", "trace one sequential and one staged run with CUDA events into this "
+                                           "Chrome-trace JSON (Perfetto opens it; scripts/timeline_plot.py draws it)"),
+      ExtraOption::size("timeline-streams", "streams in the staged run of --timeline (1..8)", 4),
   };
   d.check_options = check_options;
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{64} << 20; };
@@ -444,7 +444,7 @@ Demo make_demo() {
   d.device_bytes = [](std::uint64_t n) {
     if (n < kMinWords) throw CliError(fmt::format("--size: at least {} words, got {}", kMinWords, n));
     if (n > (std::uint64_t{1} << 30)) throw CliError("--size: at most 1G words, got " + std::to_string(n));
-    return 2.0 * static_cast<double>(n) * sizeof(std::uint32_t) + 64e6;
+    return 2.0 * static_cast<double>(n) * sizeof(std::uint32_t);
   };
   return d;
 }

@@ -311,7 +311,7 @@ Demo make_demo() {
       {"mapped_offset", "mapped, reading a[i + offset] (misaligned by --offset elements)", mapped_offset},
   };
   d.claims = claims();
-  d.extras = {{"offset", "element offset of the misaligned case (0 ... 1024)", "1", true, true}};
+  d.extras = {ExtraOption::size_or_zero("offset", "element offset of the misaligned case (0 ... 1024)", 1)};
   d.check_options = [](Context& ctx) { (void)offset_option(ctx); };
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{64} << 20; };
   d.quick_size = std::uint64_t{64} << 10;
@@ -320,7 +320,7 @@ Demo make_demo() {
     if (bytes < kMinBytes || bytes % sizeof(float) != 0)
       throw CliError("--size: at least 1k and a multiple of 4 bytes, got " + std::to_string(bytes));
     if (bytes > (std::uint64_t{1} << 30)) throw CliError("--size: at most 1G per array, got " + std::to_string(bytes));
-    return 3.0 * static_cast<double>(bytes + kMaxOffset * sizeof(float)) + 256e6;
+    return 3.0 * static_cast<double>(bytes + kMaxOffset * sizeof(float));
   };
   return d;
 }

@@ -235,13 +235,13 @@ Demo make_demo() {
   d.claims = claims();
   d.default_size = [](const DeviceInfo& dev) { return static_cast<std::uint64_t>(dev.l2_bytes / 2); };
   d.quick_size = 2 * kMiB;
-  // Two streams of 8 passes, two tables (< 128 MiB each by default) and the L2 flush buffer; check_options
-  // checks the run's own --passes and --persist.
-  d.device_bytes = [](std::uint64_t n) { return 16.0 * static_cast<double>(n) + 512e6; };
+  // Two streams of 8 passes and two tables (< 128 MiB each by default); check_options checks the run's own
+  // --passes and --persist.
+  d.device_bytes = [](std::uint64_t n) { return 16.0 * static_cast<double>(n) + 2 * 128.0 * kMiB; };
   d.extras = {
-      passes_extra("passes per launch", "8"),
-      set_aside_extra(false, "max", "set-aside of the windowed rows"),
-      {"persist", "table size of each kernel (auto: the set-aside)", "auto", false},
+      passes_extra("passes per launch", 8),
+      set_aside_max_extra("set-aside of the windowed rows", ZeroSetAside::allowed),
+      persist_extra("table size of each kernel", "the set-aside"),
   };
   d.check_options = [](Context& ctx) {
     check_stream_size(ctx);

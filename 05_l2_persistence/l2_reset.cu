@@ -223,11 +223,11 @@ Demo make_demo() {
     return static_cast<std::uint64_t>(dev.l2_bytes / 10 * 7 / 4096 * 4096);
   };
   d.quick_size = 2 * kMiB;
-  // The working set, the polluter (the set-aside, < 128 MiB), per-thread outputs and the L2 flush buffer.
-  d.device_bytes = [](std::uint64_t n) { return static_cast<double>(n) + 512e6; };
+  // The working set, the polluter (the set-aside, < 128 MiB) and the per-thread outputs (a few MB).
+  d.device_bytes = [](std::uint64_t n) { return static_cast<double>(n) + 128.0 * kMiB + 16e6; };
   d.extras = {
-      passes_extra("re-reads of the working set per launch", "16"),
-      set_aside_extra(false, "max", "persisting L2 set-aside", false),
+      passes_extra("re-reads of the working set per launch", 16),
+      set_aside_max_extra("persisting L2 set-aside", ZeroSetAside::refused),
   };
   d.check_options = [](Context& ctx) {
     check_stream_size(ctx);

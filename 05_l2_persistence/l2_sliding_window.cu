@@ -292,14 +292,14 @@ Demo make_demo() {
   d.claims = claims();
   d.default_size = [](const DeviceInfo& dev) { return static_cast<std::uint64_t>(dev.l2_bytes); };
   d.quick_size = 4 * kMiB;
-  // The stream (8 passes by default), the largest table (< 128 MiB by default) and the L2 flush buffer;
-  // check_options checks the run's own --passes and tables.
-  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 512e6; };
+  // The stream (8 passes by default) and the largest table (< 128 MiB by default); check_options checks the
+  // run's own --passes and tables.
+  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 128.0 * kMiB; };
   d.extras = {
-      passes_extra("passes per launch", "8"),
-      set_aside_extra(true, "fit", "set-aside of the windowed rows"),
-      {"persist-sizes", "table sizes, e.g. 5M,10M,40M (auto: 1/8 ... 12/8 of the largest set-aside)", "auto",
-       false},
+      passes_extra("passes per launch", 8),
+      set_aside_fit_extra("set-aside of the windowed rows"),
+      ExtraOption::text("persist-sizes", "table sizes, e.g. 5M,10M,40M (auto: 1/8 ... 12/8 of the largest set-aside)",
+                        "auto"),
   };
   d.check_options = [](Context& ctx) {
     check_stream_size(ctx);

@@ -238,13 +238,13 @@ Demo make_demo() {
   d.claims = claims();
   d.default_size = [](const DeviceInfo& dev) { return static_cast<std::uint64_t>(dev.l2_bytes); };
   d.quick_size = 4 * kMiB;
-  // The stream (8 passes by default), the table and the L2 flush buffer; check_options checks the run's own
+  // The stream (8 passes by default) and the table (< 128 MiB by default); check_options checks the run's own
   // --passes and --persist.
-  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 512e6; };
+  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 128.0 * kMiB; };
   d.extras = {
-      passes_extra("passes per launch", "8"),
-      set_aside_extra(true, "fit", "set-aside of the windowed rows"),
-      {"persist", "table size (auto: 3/4 of the largest set-aside)", "auto", false},
+      passes_extra("passes per launch", 8),
+      set_aside_fit_extra("set-aside of the windowed rows"),
+      persist_extra("table size", "3/4 of the largest set-aside"),
   };
   d.check_options = [](Context& ctx) {
     check_stream_size(ctx);

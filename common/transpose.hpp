@@ -94,26 +94,29 @@ inline std::optional<Shape> shape_of(const Row& row) {
 
 // --size N is an N x N matrix; --rows and --cols override one side each.
 inline std::vector<ExtraOption> shape_options() {
-  return {{"rows", "matrix rows M (rectangles: M x N)", "the --size value", true},
-          {"cols", "matrix columns N (rectangles: M x N)", "the --size value", true}};
+  return {ExtraOption::size("rows", "matrix rows M (rectangles: M x N)", "the --size value"),
+          ExtraOption::size("cols", "matrix columns N (rectangles: M x N)", "the --size value")};
 }
 
 inline constexpr const char* kSizeMeaning =
     "N for an N x N fp32 matrix (--rows/--cols for M x N); the size column counts elements";
 
-// Bytes of device memory a demo run needs for an N x N matrix: input, output and the two buffers of the
-// in-run copy ceiling (the L2 flush buffer is already allocated when this is checked). In double
-// throughout: --size 500G asks for 4.6e24 bytes, far past any integer type.
-inline double device_bytes_square(std::uint64_t n) {
+// The device memory of a demo run for an N x N matrix (Demo::device_bytes): input and output, and the copy
+// ceiling, measured at the matrix's size. In double throughout: --size 500G asks for 4.6e24 bytes, far past
+// any integer type.
+inline double matrix_bytes_square(std::uint64_t n) {
   const double side = static_cast<double>(n);
-  return 4.0 * side * side * sizeof(float);
+  return side * side * sizeof(float);
+}
+inline DemoMemory device_bytes_square(std::uint64_t n) {
+  return DemoMemory::with_ceiling(2.0 * matrix_bytes_square(n), matrix_bytes_square(n));
 }
 
 // The largest --size (N) whose four N x N matrices fit in this GPU's memory: a Demo::max_size, so a
 // larger side is refused before anything is allocated, with this limit and kMaxSideReason.
 inline std::uint64_t max_side_square(const DeviceInfo& dev) {
   const double per_element = 4.0 * sizeof(float);
-  auto fits = [&](std::uint64_t n) { return device_bytes_square(n) <= static_cast<double>(dev.total_memory); };
+  auto fits = [&](std::uint64_t n) { return 4.0 * matrix_bytes_square(n) <= static_cast<double>(dev.total_memory); };
   auto n = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(dev.total_memory) / per_element));
   while (n > 0 && !fits(n)) --n;
   while (fits(n + 1)) ++n;

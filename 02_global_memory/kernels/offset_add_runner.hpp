@@ -36,9 +36,14 @@ struct OffsetAddData {
 // buffers (three of 8x L2 by default) and their host reference are built once per run.
 inline OffsetAddData& offset_add_data(Context& ctx) { return ctx.state<OffsetAddData>(ctx.size()); }
 
-// Device bytes for n elements per buffer: three buffers plus what the harness holds.
-inline double offset_add_device_bytes(std::uint64_t n) {
-  return 3.0 * static_cast<double>(n + kMaxOffset) * sizeof(float) + kHarnessDeviceBytes;
+// Device bytes of the three buffers of n elements each.
+inline double offset_add_buffer_bytes(std::uint64_t n) {
+  return 3.0 * static_cast<double>(n + kMaxOffset) * sizeof(float);
+}
+
+// The Demo::device_bytes of an offset demo: its buffers, and the copy ceiling every point is set against.
+inline DemoMemory offset_add_device_bytes(std::uint64_t n) {
+  return DemoMemory::with_default_ceiling(offset_add_buffer_bytes(n));
 }
 
 // Loads of A and B shifted by r elements, stores to C shifted by w: 4 or 5 sectors per request.
