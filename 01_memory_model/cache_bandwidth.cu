@@ -1,17 +1,11 @@
-// cache_bandwidth: read bandwidth when the working set fits in L1, in L2, or only in DRAM.
+// cache_bandwidth: how much faster is a load served by L1 or L2 than by DRAM?
 //
-// Shows: the same streaming read kernel (every thread sums 16-byte loads; each block stores its sum so
-// nothing is optimized away; kernels/stream_sum.cuh) over three working sets, one wave of blocks
-// filling every SM:
-//   dram - a buffer of 8x L2 (--size), split among the blocks: every byte read once per launch;
-//   l2   - a buffer of L2/4, read WHOLE by every block (from scattered starts): each SM's working set
-//          is 1/4 of the L2 and far larger than its L1, so the loads are served by L2;
-//   l1   - a 64 KiB buffer read whole by every block, 64 times per launch: it fits in every SM's L1.
-// The cache levels are measured WARM and never flushed: the point is to be served by the cache. Bytes
-// are the bytes the blocks request (read only, no writes worth counting); GB = 1e9.
-// Each level closer to the SM serves the same loads faster: L2 has several times the DRAM bandwidth in
-// aggregate, and every SM's L1 again several times the L2's share per SM.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// One streaming read kernel, three working sets (one wave of blocks on every SM): 8x L2 split among the
+// blocks (DRAM), L2/4 read whole by every block (too large for any L1: served by L2), and 64 KiB re-read 64
+// times by every block (L1). The caches are measured warm and never flushed, since being served by them is
+// the point. Each level closer to the SM serves the same loads several times faster: that gap is why the
+// later chapters care where a working set lives.
+//
 // Run: build/bin/cache_bandwidth [--size 1G] [--csv cache_bandwidth.csv]
 #include <vector>
 

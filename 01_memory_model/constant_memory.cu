@@ -1,23 +1,11 @@
-// constant_memory: __constant__ reads that broadcast vs reads that diverge, and the read-only/L1 path.
+// constant_memory: when is __constant__ memory fast, and when is it the slowest place to keep coefficients?
 //
-// Shows: the book's 1-D 9-point stencil (kernels/stencil_1d.cuh; shared tile with a barrier on both
-// sides of every reuse) with its coefficients read from
-//   constant_fixed     - 9 __constant__ coefficients at compile-time offsets (the book's version);
-//   constant_uniform   - a __constant__ table of 32 coefficient sets; all lanes of a warp use the same set
-//                        (one address per warp load: the constant cache broadcasts it);
-//   constant_divergent - the same table, each lane its own set (32 addresses per warp load: the constant
-//                        cache serves one address at a time, so the load is replayed 32 times);
-//   ldg_uniform / ldg_divergent       - the same table in global memory, read with __ldg (read-only path);
-//   global_uniform / global_divergent - the same table through ordinary global loads.
-// All variants do the same arithmetic on the same data; only where the coefficients live and how many
-// distinct addresses a warp asks for at once differ (coeff_addresses_per_warp). Inputs and coefficients
-// are small integers, so the outputs are exact and compared bit for bit. Bytes = input read + output
-// written (coefficient reads are not counted).
-// The constant cache delivers one address per warp per cycle, so a warp whose lanes ask for k distinct
-// addresses waits k times as long; the L1 path serves whole lines, so the same divergent reads cost far
-// less there. When every warp reads one address, the stencil itself (its barriers and its DRAM traffic),
-// not where the coefficients live, sets the speed.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// The book's 9-point stencil reads its coefficients from __constant__, from the read-only path (__ldg) or
+// from plain global loads, with one coefficient address per warp or one per lane. The constant cache
+// delivers one address per warp per cycle: a warp whose lanes ask for k addresses waits k times as long,
+// while L1 serves whole lines and shrugs off the same divergence. With one address per warp every path
+// broadcasts, and the stencil itself sets the speed. Inputs are small integers: outputs compare bit for bit.
+//
 // Run: build/bin/constant_memory [--size 64M] [--csv constant_memory.csv]
 #include <algorithm>
 #include <map>

@@ -1,22 +1,11 @@
-// pitched_memory: cudaMallocPitch / cudaMemcpy2D and cudaMalloc3D / cudaMemcpy3D, and what the padding buys.
+// pitched_memory: what does cudaMallocPitch's padding buy a 2-D kernel?
 //
-// Shows:
-//   pitch_table  - the pitch cudaMallocPitch picks for several row widths (rows padded to an aligned
-//                  start; the pitch always satisfies the texture pitch alignment).
-//   pitched_2d   - a width x height float array (odd width, --width) uploaded with cudaMemcpy2D into a
-//                  pitched allocation; a kernel sums each element with the rows above and below, reaching
-//                  rows through the pitch (kernels/pitched.cuh); downloaded with cudaMemcpy2D and compared.
-//   unpadded_2d  - the same kernel on the same data packed without padding (pitch = width * 4): with an odd
-//                  width most rows start off the 32-byte sector grid, so a warp's 128 bytes span 5 sectors.
-//   malloc3d     - a width x height x depth volume through cudaMalloc3D / cudaMemcpy3D, a kernel indexing
-//                  slices by pitch * height and rows by pitch.
-// Bytes = input read once + output written once (the rows above and below come from cache). Cold L2.
-// The model: a pitched row starts on the sector grid, so a warp's 128 bytes touch 4 sectors; an unpadded
-// odd-width row mostly starts off it, so the same warp touches 5. For a streaming kernel the extra sector
-// is one that a neighbouring warp needs anyway and is usually still in cache, so DRAM traffic hardly
-// grows: for a DRAM-bound kernel like this one the padding buys little. Alignment matters more where the
-// L1/L2 request rate, not DRAM, is the limit.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// A pitched row starts on the 32-byte sector grid, so a warp's 128 bytes touch 4 sectors; an unpadded row
+// of odd width mostly starts off it, and the same warp touches 5. For a streaming kernel the fifth sector
+// is one a neighbouring warp needs anyway and finds in cache, so DRAM traffic hardly grows: padding matters
+// where the L1/L2 request rate, not DRAM, is the limit. The demo also shows the pitch chosen for several
+// widths and cudaMalloc3D's slice pitch.
+//
 // Run: build/bin/pitched_memory [--size 64M] [--width 4099] [--csv pitched.csv]
 #include <algorithm>
 #include <cmath>

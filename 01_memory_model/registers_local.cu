@@ -1,22 +1,11 @@
-// registers_local: a per-thread array in registers vs in local memory, and what register caps do.
+// registers_local: when does a per-thread array leave the registers, and what does local memory cost?
 //
-// Shows: the same arithmetic on a 32-element per-thread array (kernels/register_array.cuh):
-//   registers               - every index known at compile time (unrolled loops): the array is registers;
-//   local_runtime_index     - the loops left rolled, so the array is indexed at run time: registers cannot
-//                             be addressed that way, the compiler puts the array in local memory;
-//   registers_launch_bounds - the register kernel under __launch_bounds__(256, 8): on an SM that holds
-//                             2048 threads that leaves at most 32 registers per thread, so ptxas spills
-//                             part of the array to local memory. An SM that holds fewer threads cannot run
-//                             8 such blocks; ptxas then drops the promise altogether rather than scale it
-//                             down, only the block size limits the registers, and the row's bound_reg_cap
-//                             shows how many that leaves (kernels/launch_bounds.hpp);
-//   registers_maxrregcount  - the register kernel from a translation unit built with -maxrregcount=24.
-// Next to each timing: num_regs and local_bytes from cudaFuncGetAttributes (localSizeBytes: local memory
-// per thread, spills and local arrays alike), so the spill is visible without a profiler. Bytes are the
-// 4-byte seed read and the 4-byte result written per thread. Local memory is device memory behind L1 and
-// L2: every spilled value costs a store and a load where a register cost nothing, so a partial spill sits
-// between the register and the local versions.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Registers cannot be indexed at run time: an array whose indices are not known at compile time goes to
+// local memory, which is device memory behind L1 and L2. Register caps (__launch_bounds__, -maxrregcount)
+// push part of an array out the same way, as spills. Each row carries num_regs and local_bytes from
+// cudaFuncGetAttributes, so a spill is visible without a profiler; every spilled value costs a store and a
+// load where a register cost nothing.
+//
 // Run: build/bin/registers_local [--size 4M] [--csv registers_local.csv]
 #include <vector>
 

@@ -1,20 +1,11 @@
-// texture_path: the same 2-D neighbourhood read through global loads and through texture objects.
+// texture_path: does reading a 2-D neighbourhood through textures beat ordinary loads?
 //
-// Shows: a 3x3 box sum with clamp-to-edge borders over a width x height float image
-// (kernels/box_filter.cuh):
-//   global_pitched  - ordinary loads from a cudaMallocPitch array, the clamping done in code;
-//   texture_pitched - tex2D() through a texture object over the SAME pitched memory (the sampler clamps);
-//   texture_array   - tex2D() through a texture object over a CUDA array (cudaMallocArray +
-//                     cudaMemcpy2DToArray), whose opaque block-linear layout keeps 2-D neighbours close.
-// Texture objects and CUDA arrays are owned by small RAII types (ch01_resources.hpp). Point sampling
-// returns texels exactly and the inputs are small integers, so all three are compared bit for bit with
-// the CPU. Bytes = image read once + result written once (the 9-fold reuse is served by L1/TEX). Cold L2.
-// Each output needs 9 texel fetches. Ordinary loads of neighbouring pixels coalesce into a few sectors
-// per warp and are served from L1 at its full line rate; each texture fetch goes through the SM's texture
-// units, which deliver a fixed number of texels per clock, so nine fetches per output can make the texel
-// rate, not DRAM, the limit. The texture path's value here is free border handling (the sampler clamps,
-// the code does not) and, elsewhere, filtering: not bandwidth.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// A 3x3 box sum reads each pixel nine times. Ordinary loads of neighbouring pixels coalesce and are served
+// by L1 at its line rate; texture fetches go through texture units that deliver a fixed number of texels
+// per clock, so nine fetches per output can make the texel rate the limit. What textures give here is
+// border handling for free (the sampler clamps) and, elsewhere, filtering: not bandwidth. Point sampling
+// of small integers makes every path exact, so all three compare bit for bit.
+//
 // Run: build/bin/texture_path [--size 64M] [--width 8191] [--csv texture.csv]
 #include <algorithm>
 #include <vector>

@@ -1,18 +1,11 @@
-// aos_vs_soa: the blog post's {x, y} update (x += 10, y += 20) as an array of structs and as a struct of
-// arrays (the blog post's simpleMathAoS / simpleMathSoA), plus an 8-byte aligned struct, the same array read
-// as float4 (two structs per access), and an x-only update in place that leaves y untouched.
+// aos_vs_soa: does an array of structs cost DRAM bandwidth, or only cache requests?
 //
-// Shows, next to each timing, the model's useful-byte ratio per request (model_efficiency): 50% for the
-// blog post's struct (a warp's x load touches 8 sectors to use 4 bytes of every 8) against 100% for SoA, the
-// aligned struct and float4; and the bytes the pattern must move from DRAM (model_mb_moved).
-// Every layout is verified against the CPU reference (outputs poisoned; the in-place variants start
-// from a fresh copy of the input) before it is timed. Each buffer is 8x L2 by default.
-// Although aos requests are only 50% efficient, the y load of a warp hits the sectors its x load has
-// just brought into L1, and the x and y stores fill the same sectors in L2, so DRAM moves every byte
-// once (model_mb_moved is the same for aos, aos_align8, aos_float4 and soa): the 50% costs L1/L2
-// requests, not DRAM bandwidth. When only x is used (aos_x_only vs soa_x_only), the other half of each
-// sector is dead weight that DRAM still reads and writes back.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// The blog post's {x, y} struct makes each warp load use half of the sectors it touches (50% efficiency).
+// Yet a warp's y load hits the sectors its x load has just brought into L1, and the x and y stores fill
+// the same sectors in L2, so DRAM moves every byte once: the half-used requests cost L1/L2 work, not DRAM
+// bandwidth. Only when a field goes unused (an update of x alone) does the other half of each sector
+// become dead weight that DRAM still reads and writes back.
+//
 // Run: build/bin/aos_vs_soa [--csv aos_soa.csv]
 #include <functional>
 #include <vector>

@@ -1,15 +1,11 @@
-// compressible_memory: the same copy, read and write kernels on plain and on compressible memory, with
-// data that compresses (zeros, a constant, small integers) and data that does not (random words).
+// compressible_memory: can the GPU move data faster than DRAM bandwidth, and should a benchmark let it?
 //
-// Since Ampere, the GPU can compress device memory that was allocated as compressible (the driver's
-// virtual memory API with CU_MEM_ALLOCATION_COMP_GENERIC): a 16-byte group of zeros or of one repeated
-// value crosses the DRAM bus in fewer bytes. A kernel that streams such data runs faster than DRAM
-// bandwidth allows, while random data moves at the plain speed. The lesson for every benchmark: fill the
-// buffers with random data, or a compressible allocation somewhere in the stack flatters the result.
-// Both kinds of memory come from the same API (reserve, create, map), so only the compression differs.
-// Bytes = read + written, GB = 1e9; buffers of max(8x L2, 1 GiB) each. Every row is verified: writes and
-// copies word by word against the generator, reads against the sum the CPU computes.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Since Ampere, memory allocated as compressible (the driver's VMM API) crosses the DRAM bus in fewer
+// bytes when a 16-byte group holds zeros or one repeated value, so such data streams faster than the bus
+// allows while random words move at the plain speed. Both kinds of memory come from the same calls, so only
+// the compression differs. The lesson for every benchmark: fill its buffers with random data, or a
+// compressible allocation somewhere in the stack flatters the result.
+//
 // Run: build/bin/compressible_memory [--size 256M] [--csv compressible.csv]
 #include <algorithm>
 #include <map>

@@ -1,27 +1,11 @@
-// load_caching_dlcm_ca / load_caching_dlcm_cg: L1-cached vs L2-only global loads on the same kernels.
+// load_caching_dlcm_ca / load_caching_dlcm_cg: does caching global loads in L1 (or not) change a stream?
 //
-// The blog posts compile readSegment with -Xptxas -dlcm=ca (cache global loads in L1) or -dlcm=cg (L2 only)
-// and compare. This file is built twice, once with each flag (see access_patterns.cmake); both binaries
-// also carry the per-load cache hints __ldca, __ldcg and __ldcs, which the flag does not change.
+// The blog posts compare -Xptxas -dlcm=ca and -dlcm=cg; this file is built once with each flag, and both
+// binaries also carry the per-load hints __ldca, __ldcg and __ldcs. Since the sector became the unit of
+// transfer, an L1 miss fetches only the sectors a warp touches, not a 128-byte line, so "L1 on" no longer
+// means larger transactions. Data read once gives L1 nothing to keep: whichever way the loads are cached,
+// DRAM moves the same sectors, and the flag and the hints change nothing (compare the two binaries' CSVs).
 //
-// What Hopper does with each (sm_90 SASS from nvcc 13.0, read back with cuobjdump -sass):
-//   plain load, no flag    LDG.E              cached in L1 (the default since compute capability 6.0)
-//   plain load, -dlcm=ca   LDG.E.STRONG.SM    cached in L1: coherent at SM scope, which L1 can serve
-//   plain load, -dlcm=cg   LDG.E.STRONG.GPU   coherent at GPU scope: L1 cannot serve it, L2 does
-//   __ldca                 LDG.E.STRONG.SM    whatever the flag
-//   __ldcg                 LDG.E.STRONG.GPU   whatever the flag
-//   __ldcs                 LDG.E.EF           evict-first: cached, but first in line for eviction
-// In both modes the unit of transfer between L2 and L1 (and DRAM) is the 32-byte sector: on Hopper an
-// L1 miss fetches only the sectors the warp touches, not the 128-byte line the book's Kepler-era
-// figures assume. So "L1 on" no longer means 128-byte transactions, and the load efficiency of a
-// misaligned warp is 80% (4 sectors used of 5) with either flag.
-//
-// Shows: the 4-way unrolled offset kernel (C[i] = A[i+k] + B[i+k]) and the 4-way unrolled strided copy
-// (4-byte elements) with the default load and with each hint. At the default size (each buffer 8x L2)
-// these kernels stream every byte once, so there is nothing for L1 to keep: whether a load is cached in
-// L1, served by L2 only, or marked evict-first, DRAM moves the same sectors. Compare the two binaries'
-// CSVs to see the flag change nothing either.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/load_caching_dlcm_ca --csv ca.csv && build/bin/load_caching_dlcm_cg --csv cg.csv
 #include <string>
 #include <vector>

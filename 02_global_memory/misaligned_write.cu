@@ -1,16 +1,11 @@
-// misaligned_write: C[i + k] = A[i] + B[i], the stores shifted by k elements (the blog post's writeSegment),
-// and C[i + k] = A[i + k] + B[i + k], both sides shifted (the book's exercise readWriteSegment).
+// misaligned_write: what does a store that straddles sector boundaries cost?
 //
-// Shows: the offset sweep k = 0..32, 64, 128 for the one-element-per-thread kernel and the 4-way
-// unrolled kernel (grid divided by 4 and every element bounds-checked: the book's writeOffsetUnroll4
-// does neither, so it writes only part of C and passes only because C still held an earlier result),
-// unroll4 with 128..1024 threads per block at offsets 0, 11, 128, and unroll4 with both sides shifted.
-// C is poisoned before every point, and the check covers all of C: the k elements before the shifted
-// range and the ones after it must still hold the poison. Each buffer is 8x L2 by default.
-// k % 8 != 0 costs 5 store sectors per request instead of 4 (the first and last sectors of each warp
-// are written in part), yet the partial sectors are completed in L2 by the neighbouring warp before
-// they are written back, so model_mb_moved is unchanged: DRAM moves the same bytes at every offset.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Shifted by k % 8 != 0 elements, a warp writes 5 sectors instead of 4, the first and last in part; L2
+// completes the partial sectors with the neighbouring warps' bytes before writing them back, so DRAM moves
+// the same bytes at every offset. The check covers all of C, the poisoned elements before and after the
+// shifted range included: the book's writeOffsetUnroll4 writes only part of C and passes only because C
+// still holds an earlier result, a mistake a poisoned, whole-buffer check catches.
+//
 // Run: build/bin/misaligned_write [--variant write_offset_unroll4] [--csv write.csv]
 #include <algorithm>
 #include <string>

@@ -1,19 +1,11 @@
-// read_only_path: plain loads vs __ldg vs const __restrict__ (the blog post's 只读缓存 section).
+// read_only_path: is the read-only cache (__ldg, const __restrict__) still a faster place to load from?
 //
-// Shows: c[i] = a[i] + b[i] with one and with four elements per thread, written one statement per
-// element, loading through plain pointers, through __ldg, and through const __restrict__ pointers;
-// plus the four-element kernel with plain pointers but all loads written before the stores
-// (plain_loads_first, the kernel of misaligned_read). Verified against the CPU reference first.
-// On sm_90, L1 and the texture/read-only cache are one unit (L1TEX) and plain global loads are
-// already cached in it, so the "read-only cache" is not a separate, faster store any more. __ldg and
-// const __restrict__ compile to LDG.E.CONSTANT (non-coherent), and tell the compiler the data cannot
-// change under the kernel, so it may hoist loads above stores (kernels/read_only.cuh).
-// With one element per thread the three loads touch the same sectors and move the same DRAM bytes. With
-// four per thread, the plain kernel's loads wait for the previous store (c might alias a or b), so each
-// thread keeps two loads in flight instead of six to eight: whatever lets the loads move up (__ldg,
-// const __restrict__, or writing them first by hand) is what helps. The gain comes from reordering, not
-// from a cache. Each buffer is 8x L2 by default.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// On current GPUs L1 and the texture/read-only cache are one unit, and plain global loads are already
+// cached in it. What __ldg and const __restrict__ still change is the compiler's freedom: they promise the
+// data cannot change under the kernel, so loads may move above stores. With four elements per thread the
+// plain kernel's loads wait for the previous store (c might alias a or b); whatever lets them move up helps,
+// writing them first by hand included. The gain comes from reordering, not from a cache.
+//
 // Run: build/bin/read_only_path [--csv read_only.csv]
 #include <string>
 

@@ -1,13 +1,10 @@
-// vector_width: the same copy with 1-, 2-, 4-, 8- and 16-byte accesses per thread (uint8_t, uint16_t,
-// uint32_t, uint2, uint4), one element per thread, and as a grid-stride loop over one wave of blocks.
+// vector_width: why do narrow accesses copy slowly when the sector model calls every width 100% efficient?
 //
-// Shows: every variant is a perfectly coalesced copy (model: width sectors per request, 100% efficient,
-// DRAM bytes = bytes wanted), yet the narrow accesses are far from the ceiling: what limits them is the
-// number of bytes each thread has in flight and the number of instructions (and, one element per
-// thread, the number of blocks) per byte, not the sectors. Buffers of 8x L2, verified bit for bit.
-// A grid-stride loop over one wave of blocks needs no block per 256 elements, which matters most for
-// the narrowest accesses.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Every width from 1 to 16 bytes is a perfectly coalesced copy: the same sectors, the same DRAM bytes. What
+// limits the narrow ones is the bytes each thread keeps in flight and the instructions (and, one element per
+// thread, the blocks) spent per byte. A grid-stride loop over one wave of blocks needs no block per 256
+// elements, which matters most for the narrowest accesses.
+//
 // Run: build/bin/vector_width [--variant grid_stride] [--csv width.csv]
 #include <algorithm>
 #include <vector>

@@ -1,20 +1,12 @@
-// async_pipeline: when does staging global memory through shared memory with cuda::memcpy_async and a
-// multi-stage cuda::pipeline beat the classic load-to-register, store-to-shared, __syncthreads copy?
+// async_pipeline: when does staging through shared memory with cuda::memcpy_async and a multi-stage
+// cuda::pipeline beat the classic load, store to shared, __syncthreads copy?
 //
-// Every variant streams the same array (default 8x L2 of random 32-bit words) through shared memory in
-// 8 KiB tiles, filters each tile there (5-point integer stencil, every word read five times, edges clamped
-// to the tile) and writes the result; kernels/async_pipeline.cuh. Only the copy differs:
-//   sync           registers, then shared memory; __syncthreads; compute; __syncthreads
-//   async_1stage   cuda::memcpy_async (cp.async on sm_80+) into a one-stage pipeline: no overlap
-//   async_2stage   two to four stages: while tile k is filtered, the copies of tiles k + 1 .. k + S - 1
-//   async_3stage   are in flight
-//   async_4stage
-// Each runs at two occupancies (params occupancy=low|high): low = one 256-thread block per SM, high = as
-// many blocks per SM as the four-stage kernel fits (the same for every variant). Bandwidth counts the words
-// read and written (GB = 1e9); vs_sync = GB/s / sync's at the same occupancy; vs_ceiling = GB/s / the copy
-// ceiling of this run. Every output is compared bit for bit with the CPU's before it is timed.
-// Below compute capability 8.0 memcpy_async copies synchronously: the rows still verify, the claims are n/a.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// A synchronous copy leaves the SM idle while a tile arrives unless other blocks fill the gap; a pipeline of
+// S stages keeps S - 1 tiles in flight while one is computed on. So every variant runs at two occupancies,
+// one block per SM and as many as the four-stage kernel fits: the stages should matter when occupancy cannot
+// hide the wait. Only the copy differs (same tiles, same 5-point filter, outputs compared bit for bit).
+// Below compute capability 8.0 memcpy_async copies synchronously: the rows verify, the claims are n/a.
+//
 // Run: build/bin/async_pipeline [--size WORDS] [--variant sync|async_1stage|...] [--csv out.csv]
 #include <algorithm>
 #include <map>

@@ -1,27 +1,11 @@
-// reduce_integer: the book's reduction ladder, a fast kernel, and CUB, against the copy ceiling.
+// reduce_integer: what makes a reduction fast: how it adds, or how it loads?
 //
-// Shows: the sum of n unsigned integers (values 0..255, so every total is exact; 64-bit totals) computed
-// by each rung of the book's ladder and by two baselines from CUB (shipped with the toolkit):
-//   gmem_neighbored    in place in global memory, pairs (2i, 2i+stride): divergent, 8 barriers (ch.3)
-//   gmem_interleaved   in place in global memory, pairs (i, i+stride); last warp folded with __syncwarp
-//   smem               the interleaved tree in shared memory: global memory read once, never written
-//   smem_unroll4       each block adds four blocks' worth while loading: 4 loads in flight, 1/4 the blocks
-//   smem_unroll4_dyn   the same with dynamic shared memory (same code otherwise: same time)
-//   shfl               warp shuffles (__shfl_xor_sync, full mask) instead of the shared-memory tree
-//   vec4_shfl          the fast one: 16-byte loads, 4 in flight per thread, grid-stride over one wave of
-//                      blocks sized to this GPU, 64-bit accumulators, shuffles, one atomicAdd per block
-//   vec4_cub_block     the same loads with cub::BlockReduce for the block-wide step
-//   cub_device_reduce  cub::DeviceReduce::Sum (two kernels, writes the total)
-// Every launch computes the complete total from scratch (the atomic rungs zero it first, inside the timed
-// launch). Bandwidth = n * 4 bytes (input read once) / time; vs_ceiling = that / the copy ceiling measured
-// in this run (ctx.copy_ceiling().best(): cudaMemcpy D2D or the suite's copy kernel, read + write bytes);
-// vs_cub = that / cub_device_reduce's. The in-place rungs reduce a zero-padded scratch copy of the input
-// (restored before the verified launch; the timed launches reduce whatever the previous launch left,
-// which is the same work). Every total is checked against the CPU sum before it is timed.
-// A reduction is bound by how fast it reads its input: the rungs speed up when they change how they load
-// (once instead of in place, four loads in flight, 16-byte loads), not when they change how they add (a
-// shared-memory tree or warp shuffles take the same time on the same loads).
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// A reduction reads its input once and does almost nothing else, so it is bound by how fast it loads. The
+// rungs of the book's ladder speed up when they change how they load (once instead of in place, four loads
+// in flight, 16-byte loads), not when they change how they add (a shared-memory tree or warp shuffles take
+// the same time on the same loads). So every rung is set against this run's copy ceiling and against CUB.
+// Values 0..255 with 64-bit totals make every sum exact; each is checked against the CPU before it is timed.
+//
 // Run: build/bin/reduce_integer [--size N] [--variant vec4_shfl] [--csv out.csv]
 #include <string>
 #include <vector>

@@ -1,24 +1,12 @@
-// pinned_bandwidth: host<->device copy bandwidth from pageable memory and from every kind of pinned memory.
+// pinned_bandwidth: why do copies from pinned memory run at the link's speed, and what does pinning cost?
 //
-// Shows: H2D and D2H copies over a size sweep (4 KB ... 1 GB, x4 steps) from malloc'd (pageable) memory,
-// cudaMallocHost, cudaHostAlloc (default, Portable, WriteCombined) and a malloc'd buffer page-locked with
-// cudaHostRegister; what allocating or registering pinned memory costs; the PCIe link the GPU reports.
-// Pinned copies are cudaMemcpyAsync timed with events (warm, back-to-back: small sizes are batched, so
-// their figure is the per-copy cost in a stream of copies). Pageable copies are timed with the host clock
-// around a synchronous cudaMemcpy plus a device synchronize, because the driver stages them through its
-// own pinned buffer on the CPU and an H2D cudaMemcpy may return before the last DMA lands.
-// Bytes: the payload, counted ONCE (a transfer reads host memory and writes device memory, or the reverse;
-// every transfer tool counts it once). GB = 1e9. Every size is verified bit-exact before it is timed
-// (H2D: checked on the device; D2H: the host buffer is poisoned, filled by the copy, copied back into a
-// poisoned device buffer and checked there, so write-combined memory is never read by the CPU).
-// A pinned copy is a DMA the copy engine runs straight from the page-locked buffer, so its speed is the link's;
-// a pageable copy first goes through the CPU (a memcpy into the driver's staging buffer), which the CPU's
-// memory bandwidth and the OS limit. Small copies are set by the per-copy cost, large ones by the link.
-// Pinning has its own cost: cudaMallocHost allocates, maps and locks every page; cudaHostRegister locks the
-// pages of a buffer that already exists (here: already touched), so it skips the allocation. malloc + first
-// touch is the pageable equivalent; at small sizes the allocator may hand back pages it already holds, so only
-// its larger sizes include the page faults.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// A pinned copy is a DMA the copy engine runs straight from page-locked memory; a pageable copy first goes
+// through the CPU into the driver's staging buffer, so the CPU's memory and the OS limit it (and an H2D
+// cudaMemcpy may return early: those rows are host-timed up to a device synchronize). Small copies are set
+// by the per-copy cost, large ones by the link. Pinning has its own cost, which allocation and
+// cudaHostRegister rows show. Bytes are the payload, counted once; write-combined memory is never read by
+// the CPU, even to verify it.
+//
 // Run: build/bin/pinned_bandwidth [--size 1G] [--variant malloc_host] [--csv pinned.csv]
 #include <unistd.h>
 

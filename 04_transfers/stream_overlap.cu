@@ -1,22 +1,12 @@
-// stream_overlap: hiding host<->device transfers behind a kernel with streams (Best Practices Guide 9.1.2).
+// stream_overlap: how much of the host<->device transfer can streams hide behind a kernel (Best Practices
+// 9.1.2)?
 //
-// Shows: copy in -> kernel -> copy out done sequentially in one stream, then staged: the data split into
-// n = 1..8 chunks, each chunk's H2D, kernel and D2H issued in its own stream, so the H2D of one chunk, the
-// kernel of another and the D2H of a third run at the same time (the GPU's copy engines, asyncEngineCount,
-// serve the two directions). The kernel is a chain of integer multiply-adds per word whose length is
-// calibrated at start-up so that the kernel takes about as long as both transfers together (5 % longer,
-// which puts both models below on the same branch). Each staged row prints the Best Practices model,
-// total ~= tE + tT/n when tE > tT (else tT + tE/n), computed from the measured sequential components
-// tE = kernel and tT = H2D + D2H; and the three-stage pipeline model for two copy engines.
-// Timing: events, warm (the transfers do not depend on L2), median. Host buffers are pinned (required for
-// asynchronous copies). Bytes on copy and pipeline rows: PCIe payload (H2D + D2H), counted once per
-// direction; on the kernel row: read + written. Every row's output is verified bit-exact (the reference
-// computes the whole chain per word in closed form).
-// With one stream nothing overlaps (n = 1 is the sequential time); with n chunks only the first chunk's copy
-// in and the last chunk's copy out cannot hide behind a kernel, which is what the model's tT/n term says.
-// --timeline FILE records one sequential and one staged run with CUDA events between the steps of every
-// chunk and writes them as a Chrome trace (timeline.hpp): the overlap, visible without Nsight Systems.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Split into n chunks, each with its own stream, one chunk's H2D, another's kernel and a third's D2H run at
+// once on the GPU's copy engines; only the first copy in and the last copy out stay exposed, the guide's tT/n
+// term. The kernel is calibrated to take about as long as both transfers, so the overlap is large enough to
+// see, and each staged row carries the model from the measured components. Host buffers are pinned, which
+// asynchronous copies require. --timeline writes the overlap as a Chrome trace, visible without Nsight Systems.
+//
 // Run: build/bin/stream_overlap [--size 64M] [--steps N] [--timeline overlap.json] [--csv overlap.csv]
 #include <algorithm>
 #include <array>

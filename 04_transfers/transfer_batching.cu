@@ -1,21 +1,12 @@
-// transfer_batching: many small transfers vs one transfer of the same bytes (Best Practices Guide 9.1).
+// transfer_batching: why is one large transfer faster than many small ones of the same bytes (Best Practices
+// 9.1)?
 //
-// Shows: --size bytes of payload, scattered in host memory as chunks of 1 KB ... 1 MB separated by gaps of
-// the same size, moved to the same scattered places in device memory:
-//   one_contiguous     the payload already contiguous: one cudaMemcpyAsync (the lower bound)
-//   many_small         one cudaMemcpyAsync per chunk
-//   memcpy_2d          one cudaMemcpy2DAsync: the copy engine walks the pitch itself
-//   pack_copy_unpack   the CPU packs the chunks into a pinned staging buffer, one cudaMemcpyAsync, and a
-//                      kernel scatters them on the device (what the guide recommends)
-// All host buffers are pinned. Direction: host to device. Timing: wall clock around the whole operation up
-// to a stream synchronize (cml::time_host), because the per-call cost being measured is partly host-side
-// API overhead that events on the device would not see. Bytes = payload, counted once; GB = 1e9.
-// Every variant is verified bit-exact before it is timed: the chunks arrive at their places and the
-// gaps in the (poisoned) destination stay untouched.
-// Every cudaMemcpyAsync pays a fixed cost (the API call, a command to the copy engine, a DMA set-up) of a
-// few microseconds: with small chunks that cost, not the link, sets the time. One 2-D copy hands the whole
-// pattern to the copy engine in one command; packing moves the scatter to the CPU and the GPU instead.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Every cudaMemcpyAsync pays a fixed cost (the API call, a command to the copy engine, a DMA set-up) of a few
+// microseconds: with small chunks that cost, not the link, sets the time. One 2-D copy hands a whole
+// scattered pattern to the copy engine in one command; packing on the CPU and unpacking with a kernel moves
+// the scatter off the link. The cost is partly on the host, which events on the device would not see, so
+// every operation is timed on the wall clock up to a stream synchronize; the untouched gaps are checked too.
+//
 // Run: build/bin/transfer_batching [--size 16M] [--csv batching.csv]
 #include <algorithm>
 #include <functional>

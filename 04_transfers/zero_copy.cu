@@ -1,21 +1,11 @@
-// zero_copy: a vector add reading mapped (zero-copy) host memory vs reading device memory.
+// zero_copy: when does a kernel reading mapped host memory beat copying the data to the device first?
 //
-// Shows: the blog post's slowdown table. c = a + b with a and b in device memory (`device`), in mapped pinned host
-// memory read by the kernel across PCIe (`mapped`), and in mapped memory read at a misaligned offset
-// (`mapped_offset`); plus what zero-copy competes with in practice, copying a and b in first
-// (`copy_then_compute`: two pinned cudaMemcpyAsync, then the same kernel). c is always device memory.
-// Sizes: bytes per array, 1 KB ... 64 MB in x4 steps. Timing: events, median, cold by default (each sample is
-// one launch after an L2 flush), so at the smallest sizes the figure is one launch's cost (a few microseconds),
-// not the kernel's own work.
-// Bytes = 3 x array bytes (two arrays read, one written), the vector add's traffic wherever it lives; the
-// comparison that matters here is the time (ns column), as in the blog post.
-// `mapping_facts` prints what a current runtime does without cudaSetDeviceFlags(cudaDeviceMapHost) and what
-// cudaHostGetDevicePointer returns under UVA.
-// A kernel reading mapped memory sends every load across PCIe: small arrays cost about one launch either way
-// and zero-copy saves the separate copies; large arrays are read at the link's rate, no faster than copying
-// them first, while device memory is read at DRAM speed. A misaligned start makes each warp's 128-byte
-// request touch one more 32-byte sector, and over PCIe those extra sectors cost time.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// A kernel reading mapped (zero-copy) memory sends every load across the link: small arrays cost about one
+// launch either way and zero-copy saves the separate copies; large arrays are read at the link's rate, no
+// faster than copying them first, while device memory is read at DRAM speed. A misaligned start makes each
+// warp touch one more sector, and over the link those sectors cost time. The time column is what matters,
+// as in the blog post's table; at the smallest sizes it is one launch's cost, not the kernel's work.
+//
 // Run: build/bin/zero_copy [--size 64M] [--offset 1] [--csv zero_copy.csv]
 #include <map>
 #include <optional>

@@ -1,17 +1,12 @@
-// l2_competing_streams: two concurrent kernels, each with its own persisting window, share one set-aside.
+// l2_competing_streams: what happens when two concurrent kernels' persisting windows share one set-aside?
 //
-// Two copies of the sliding-window workload run at the same time in two streams (each grid takes half the GPU),
-// each with a table as large as the whole set-aside and --size bytes of stream per pass (default half the L2, so
-// together they stream one L2 per pass). Each stream gets a window over its own table with
-//   - hitRatio 1.0: both kernels ask for the whole set-aside, twice what exists;
-//   - hitRatio 0.5: each asks for half, and together they fill it exactly (Best Practices' advice for
-//     concurrent windows: hitRatio x num_bytes summed over concurrent kernels <= set-aside);
-// against the pair with no window and no set-aside (the baseline), and with no window under the same set-aside
-// (what the set-aside costs by itself). The pair is timed from a fork event to a join event on the timing
-// stream; persisting lines are reset and L2 flushed before every sample, outside the timed region.
-// At most a set-aside's worth of the two tables can persist however much the windows ask for; how a GPU picks
-// which oversubscribed lines to keep is its replacement policy's business.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Best Practices advises that hitRatio x num_bytes, summed over concurrent kernels, stay within the
+// set-aside. Two copies of the sliding-window workload run at once in two streams, each with a window over a
+// table as large as the whole set-aside: hitRatio 1.0 asks for twice what exists, 0.5 for exactly it. At
+// most a set-aside's worth can persist however much the windows ask; which oversubscribed lines a GPU keeps
+// is its replacement policy's business. The pair is timed fork to join, with persisting lines reset and L2
+// flushed before every sample, against no window and against no window under the same set-aside.
+//
 // Run: build/bin/l2_competing_streams [--size 30M] [--csv competing.csv]
 #include <cmath>
 #include <memory>

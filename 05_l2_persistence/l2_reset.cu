@@ -1,20 +1,12 @@
-// l2_reset: persisting lines outlive the kernel that made them; resetting them gives later kernels the whole
-// L2 back.
+// l2_reset: do persisting lines outlive the kernel that made them, and what gives the L2 back?
 //
-// Shows: a kernel re-reads a working set of --size bytes (default 0.7 x L2: fits the L2, but not the part of it
-// that persisting lines leave free) --passes times. Before each timed sample (outside the timed region) a
-// "polluter" kernel reads a buffer as large as the set-aside through a persisting stream window, and then:
-//   - clean:               no polluter at all (reference: the whole L2 is available);
-//   - stale_persisting:    the window is cleared (num_bytes = 0, hitProp normal) but the lines are not reset;
-//   - after_normal_window: the polluter's buffer is read once more through a window with hitProp = normal,
-//                          which demotes its lines (Best Practices' first reset method);
-//   - after_reset:         the window is cleared and cudaCtxResetPersistingL2Cache() is called.
-// Then L2 is flushed (ordinary writes: they evict normal lines only) and the re-read is timed. state_restored
-// compares the persisting limit and the stream's window with their values before the first variant ran.
-// Persisting lines are not demoted when the window that made them is cleared: until they are reset (or read
-// again through a window with hitProp = normal), the re-read only gets the L2 minus the set-aside, and the part
-// of its working set that does not fit comes from DRAM.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Clearing a window does not demote the lines it made persist: until they are reset
+// (cudaCtxResetPersistingL2Cache) or read again through a window with hitProp = normal, a later kernel gets
+// only the L2 minus the set-aside. So a re-read whose working set fits the L2 but not what the set-aside
+// leaves (default 0.7 x L2) is timed after a polluter filled the set-aside and each way of cleaning up,
+// with L2 flushed by ordinary writes, which evict only normal lines. state_restored checks that the run
+// leaves the persisting limit and the stream's window as it found them.
+//
 // Run: build/bin/l2_reset [--size 40M] [--passes 16] [--csv reset.csv]
 #include <memory>
 #include <string>

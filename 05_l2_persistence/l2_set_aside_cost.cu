@@ -1,13 +1,12 @@
-// l2_set_aside_cost: what a persisting set-aside costs the accesses that never persist.
+// l2_set_aside_cost: what does a persisting set-aside cost the accesses that never persist?
 //
-// The set-aside is carved out of the L2. The Programming Guide says ordinary accesses may use the part that
-// persisting lines leave unused; this demo measures whether they do. Five streaming workloads run with no window
-// anywhere, under a set-aside of 0/8, 1/8, ... 8/8 of persistingL2CacheMaxSize: a write, a read and a copy of
-// buffers of --size bytes (8x L2 by default, random words), cudaMemcpy D2D of the same buffers, and the
-// sliding-window workload of this chapter with no window (its table is written back every pass). Each point is
-// verified, then timed with persisting lines reset and L2 flushed before every sample; vs_no_set_aside is the
-// same workload's time with no set-aside, in this process, divided by the time here.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// The set-aside is carved out of the L2; the Programming Guide says ordinary accesses may use the part
+// persisting lines leave unused. Streaming workloads with no window anywhere (a write, a read, a copy,
+// cudaMemcpy D2D, this chapter's sliding-window workload) run under a set-aside of 0/8 ... 8/8 of the
+// largest, each verified, then timed with persisting lines reset and L2 flushed before every sample, so
+// vs_no_set_aside says whether they do. The answer decides the baseline every window's gain is measured
+// against in this chapter.
+//
 // Run: build/bin/l2_set_aside_cost [--size 1G] [--csv cost.csv]
 #include <algorithm>
 #include <functional>

@@ -1,16 +1,12 @@
-// l2_sliding_window: Best Practices' sliding-window experiment (9.2.2.2, run there on an A100), redone against the
-// baseline a reader really has: the same kernel with no window and no set-aside.
+// l2_sliding_window: does Best Practices' sliding-window experiment (9.2.2.2) hold up against the baseline a
+// reader really has, the same kernel with no window and no set-aside?
 //
-// One launch makes `passes` passes; each pass streams a fresh chunk (--size bytes, default = the L2 size) once and
-// reads and writes back every entry of a small "persistent" table once. The table grows from 1/8 to 12/8 of the
-// largest set-aside (persistingL2CacheMaxSize). Each size runs with no window and no set-aside (the baseline),
-// with no window under the set-aside the windows use (what that set-aside costs by itself), with a hitRatio 1
-// window, with Best Practices' tuned window (hitRatio = set-aside / table), and with no window but the stream
-// loaded evict-first (__ldcs), the per-load way to say "this streams". By default each windowed size gets a
-// set-aside sized to its table (--set-aside fit): a larger one takes L2 away from every access that does not
-// persist. The DRAM-traffic model (model_speedup) is an upper bound on the window's gain: it assumes that
-// without a window every pass misses the whole table, and that L2 hits are free.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Each pass streams a fresh chunk once and reads and writes back a small table; the table grows from 1/8 to
+// 12/8 of the largest set-aside. A set-aside takes L2 from every access that does not persist, so each size
+// also runs with no window under the same set-aside, and by default each windowed size gets a set-aside
+// sized to its table (--set-aside fit). Loading the stream evict-first (__ldcs) is the per-load alternative.
+// The DRAM-traffic model is an upper bound on a window's gain: it assumes every pass misses the whole table.
+//
 // Run: build/bin/l2_sliding_window [--passes 8] [--persist-sizes 5M,10M,40M] [--set-aside max] [--csv sweep.csv]
 #include <algorithm>
 #include <functional>

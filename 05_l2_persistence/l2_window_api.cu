@@ -1,13 +1,12 @@
-// l2_window_api: the three places an L2 access-policy window can be attached, on one workload.
+// l2_window_api: does it matter where an L2 access-policy window is attached: a stream, a graph kernel node,
+// or one launch?
 //
-// The sliding-window workload of l2_sliding_window at one table size (default 3/4 of the largest set-aside), with
-// the same persisting window (hitRatio 1) attached to a stream, to a CUDA graph kernel node (before
-// cudaGraphInstantiate) and to one cudaLaunchKernelEx launch, against no window and no set-aside; a no-window row
-// under the windows' set-aside shows what that set-aside costs by itself. The stream and node windows are read
-// back and compared with what was set; the set-aside is sized to the table (--set-aside fit) and restored by
-// PersistingL2Guard. The three attachments set the same hardware state for the kernels they cover, so they should
-// buy the same time; only the stream and the node can be read back (a launch attribute lives in its launch alone).
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// The three attachments set the same hardware state for the kernels they cover, so on one workload they
+// should buy the same time. The stream and node windows are read back and compared with what was set (a
+// node's before cudaGraphInstantiate, since the executable graph copies node attributes); a launch attribute
+// lives in its launch alone and cannot be. Each is measured against no window and no set-aside, and against
+// no window under the same set-aside, which PersistingL2Guard restores afterwards.
+//
 // Run: build/bin/l2_window_api [--persist 28M] [--set-aside max] [--csv api.csv]
 #include <algorithm>
 #include <functional>
