@@ -1,9 +1,10 @@
-// bandwidth_ceiling: the device-memory ceilings every later demo is compared against.
+// bandwidth_ceiling: how fast can this GPU's memory move data at all?
 //
-// Shows: cudaMemcpy device-to-device and simple coalesced copy kernels (one float per thread, one float4
-// per thread, and float4 with 4 or 8 loads in flight per thread) on buffers of 8x the L2 size, so the
-// numbers are DRAM (HBM) bandwidth, not cache bandwidth. Bytes = read + written; GB = 1e9.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Every later demo states its bandwidth as a share of this ceiling, so the ceiling must be DRAM's, not a
+// cache's: buffers of 8x the L2, bytes counted as read + written. cudaMemcpy D2D is the reference a program
+// gets for free; the copy kernels show how little a kernel needs to match it (one float4 per thread) and
+// that piling up more loads in flight per thread buys nothing once DRAM is saturated.
+//
 // Run: build/bin/bandwidth_ceiling [--size 1G] [--csv ceiling.csv]
 #include <cstdint>
 
@@ -47,8 +48,11 @@ Demo make_demo() {
   };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
   d.quick_size = std::uint64_t{1} << 20;
-  // Two buffers here, two more for the in-run ceiling, and the L2 flush buffer.
-  d.device_bytes = [](std::uint64_t n) { return 4.0 * static_cast<double>(n) * sizeof(float) + 512e6; };
+  // Two buffers, and the in-run ceiling at the same size.
+  d.device_bytes = [](std::uint64_t n) {
+    const double buffer = static_cast<double>(n) * sizeof(float);
+    return DemoMemory::with_ceiling(2.0 * buffer, buffer);
+  };
   return d;
 }
 

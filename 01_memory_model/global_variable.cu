@@ -1,13 +1,12 @@
-// global_variable: static device symbols written and read from the host.
+// global_variable: how does host code reach a __device__ or __constant__ variable it cannot take the
+// address of directly?
 //
-// Shows: a `__device__` variable is global memory with program lifetime that host code reaches only
-// through the symbol API (cudaMemcpyToSymbol / FromSymbol) or through the address the runtime gives for it
-// (cudaGetSymbolAddress, then an ordinary cudaMemcpy); `__constant__` arrays are filled the same way; a
-// `__device__` pointer can be pointed at a cudaMalloc buffer from the host. Every value read back is
-// predicted by the host (3.14f + 2.0f through both paths; cudaGetSymbolSize is the size of the declared
-// type: 4 bytes for a float, 64 for 16 floats).
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
-// Run: build/bin/global_variable        (no timing: these are correctness demonstrations)
+// Such a variable is global memory with program lifetime, named by a symbol: the host reaches it through
+// the symbol API (cudaMemcpyToSymbol / FromSymbol) or through the address cudaGetSymbolAddress returns, and
+// can point a __device__ pointer at its own cudaMalloc buffer. Every value read back is predicted by the
+// host, so each route is checked, not timed.
+//
+// Run: build/bin/global_variable
 #include <cstring>
 #include <vector>
 

@@ -1,19 +1,11 @@
-// latency_ladder: how long one load takes, by where its line is found (L1, L2, DRAM, shared memory).
+// latency_ladder: how long does one load wait, by where its line is found (L1, L2, DRAM, shared memory)?
 //
-// Shows: a single thread follows a random chain of dependent loads (each address is the value the
-// previous load returned, so no two loads overlap) over working sets from 4 KiB to 8x the L2. The chain
-// is one random cycle through 128-byte lines (kernels/pointer_chase.hpp), so every hop touches a new
-// line and the chase revisits a line only after walking the whole working set; successive launches
-// continue where the last one stopped. Two clocks: clock64() around the loop inside the kernel (SM
-// cycles per load) and CUDA events (ns per load: the launch with the timed hops minus the same launch
-// without them, so launch overhead and warm-up walks drop out). The chase kernel asks for the
-// largest L1 (carveout: max L1). Caches are warm by design: working sets that fit in L2 are walked once
-// before timing, and the L2 is never flushed. Plus the same chase through shared memory.
-// Each level farther from the SM adds latency: a few tens of cycles from L1, a few hundred from L2,
-// more again from DRAM. Working sets between half the L2 and the whole L2 can show a step between the
-// L2 and DRAM plateaus: on GPUs whose L2 is split into two partitions, lines homed in the far partition
-// take longer to reach. Shared memory skips the tag lookup of a cache, so its chase is faster than L1.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Bandwidth hides latency behind many loads in flight; a chain of dependent loads exposes it. One thread
+// follows a random cycle through 128-byte lines (each address is the previous load's value, every hop a new
+// line) over working sets from 4 KiB to 8x L2, timed by clock64() in SM cycles and by events in ns. Caches
+// are warm by design. Each level farther from the SM adds latency; on GPUs whose L2 has two partitions, the
+// far one shows as a step between the L2 and DRAM plateaus.
+//
 // Run: build/bin/latency_ladder [--size 1G] [--points 20] [--hops 64k] [--csv latency.csv]
 #include <algorithm>
 #include <map>
@@ -250,12 +242,12 @@ Demo make_demo() {
             ClaimKind::device,
             [l1](const RunRows& r) { return r.only_value("shared_chase", "cycles_per_load") / r.value(l1); }},
   };
-  d.extras = {{"points", "working sets in the sweep, log-spaced (2..64)", "20", true},
-              {"hops", "dependent loads per launch (up to 4M)", "65536", true}};
+  d.extras = {ExtraOption::size("points", "working sets in the sweep, log-spaced (2..64)", 20),
+              ExtraOption::size("hops", "dependent loads per launch (up to 4M)", 65536)};
   d.check_options = [](Context& ctx) { (void)chase_options(ctx); };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes; };
   d.quick_size = std::uint64_t{8} << 20;
-  d.device_bytes = [](std::uint64_t size) { return 1.04 * static_cast<double>(size) + 64e6; };
+  d.device_bytes = [](std::uint64_t size) { return 1.04 * static_cast<double>(size); };
   d.cold_by_default = false;
   d.warmup_ms = 20.0;
   return d;

@@ -1,21 +1,10 @@
-// memory_hierarchy: everything this GPU says about its memory, and the blog chapter's table of memory
-// spaces filled in for it.
+// memory_hierarchy: what does this GPU say about its memory spaces, and do its two APIs agree?
 //
-// Shows:
-//   device_facts  - one row per fact (registers, shared memory per block / opt-in / per SM, the L1/shared
-//                   carveout range, L2, persisting-L2 and access-policy-window limits, constant memory,
-//                   bus width, theoretical bandwidth, host-mapping and managed-memory capabilities, copy
-//                   engines, ...). Each fact is read twice where the runtime offers two routes
-//                   (cudaGetDeviceProperties and cudaDeviceGetAttribute) and `verified` means they agree;
-//                   single-route facts are checked for plausibility. The one figure no API reports (the
-//                   unified L1/shared size per SM) comes from NVIDIA's documentation for this compute
-//                   capability (kernels/unified_l1.hpp) and says so in `source`; for an architecture the
-//                   documentation does not list, the row stays empty and `source` says "not documented".
-//   memory_spaces - the blog post's table (存储器 / 位置 / 缓存 / 存取 / 范围 / 生命周期: space, location, cached,
-//                   access, scope, lifetime) with a column of what each space amounts to on this GPU.
-// No timing: these are facts. Shared memory is carved out of the unified storage: the largest share it
-// can get (shared_per_sm) never exceeds the unified size, and what is left is L1.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// The blog chapter's table of memory spaces (location, caching, access, scope, lifetime) is only useful
+// filled in for the GPU at hand: each fact is read through cudaGetDeviceProperties and cudaDeviceGetAttribute
+// where both exist and counts as verified when they agree. The unified L1/shared size per SM, which no API
+// reports, comes from NVIDIA's documentation for this compute capability and says so. No timing: facts.
+//
 // Run: build/bin/memory_hierarchy [--csv memory.csv]
 #include <cmath>
 #include <initializer_list>

@@ -1,27 +1,11 @@
-// shared_carveout: the L1/shared split of an SM, and which function attributes are hints and which are
-// requirements.
+// shared_carveout: which function attributes does the driver obey, and which are only hints?
 //
-// Shows:
-//   dynamic_smem_over_48k - a kernel that needs 100 KiB of dynamic shared memory per block
-//     (kernels/reverse_chunks.cuh). Without cudaFuncAttributeMaxDynamicSharedMemorySize the launch is
-//     refused (the CudaError is caught and reported in the `launch` column; the output stays poisoned);
-//     after cudaFuncSetAttribute it runs and verifies; with the carveout preference set to "max L1"
-//     (0 % shared) it still runs: the carveout is a hint the driver overrides when the kernel needs more.
-//     blocks_per_sm (cudaOccupancyMaxActiveBlocksPerMultiprocessor) shows how many such blocks the
-//     driver's shared-memory configuration admits under each setting.
-//   carveout_l1_capacity - the streaming read kernel over a 64 KiB working set re-read by every block
-//     (kernels/stream_sum.cuh) under cudaFuncAttributePreferredSharedMemoryCarveout = 0, 25, 50, 75, 100 %
-//     and the default. The carveout is the share of the SM's unified L1/shared storage kept for shared
-//     memory; what is left is L1. A 64 KiB working set leaves L1 for L2 where a large shared share
-//     leaves less than 64 KiB of L1, and the driver does apply a large carveout to a kernel that uses
-//     almost no shared memory. Every setting gets its own grid, sized by the occupancy API after the
-//     setting (blocks_per_sm, grid_blocks): carveout 0 can admit one block fewer per SM than the default,
-//     and a grid sized before it would time a partial second wave instead of the L1.
-//   cache_config_legacy - the pre-Volta cudaFuncSetCacheConfig(PreferL1 / Equal / Shared / None) on
-//     another copy of the same kernel: also only a preference, which the driver maps onto a carveout.
-// Warm by design (the point is the L1); the L2 is never flushed. Bytes = bytes read (+ written). The
-// refused launch is deliberate: compute-sanitizer reports it as two API errors (announced before it).
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Dynamic shared memory above 48 KiB is a requirement: without cudaFuncAttributeMaxDynamicSharedMemorySize
+// the launch is refused (deliberately, announced for compute-sanitizer). The L1/shared carveout and the
+// legacy cudaFuncSetCacheConfig are preferences the driver overrides when a kernel needs more shared
+// memory, yet applies to one that needs almost none: a 64 KiB working set then falls out of L1. Each
+// setting gets a grid sized after it, so no row times a partial second wave instead of the L1.
+//
 // Run: build/bin/shared_carveout [--size 64M] [--csv shared_carveout.csv]
 #include <cstdint>
 #include <cstring>
@@ -301,7 +285,7 @@ Demo make_demo() {
   };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
   d.quick_size = std::uint64_t{1} << 20;
-  d.device_bytes = [](std::uint64_t n) { return 2.0 * static_cast<double>(n) * sizeof(float) + 64e6; };
+  d.device_bytes = [](std::uint64_t n) { return 2.0 * static_cast<double>(n) * sizeof(float); };
   d.cold_by_default = false;
   return d;
 }

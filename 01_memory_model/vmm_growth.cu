@@ -1,19 +1,11 @@
-// vmm_growth: what it costs to make a device buffer longer, by mapping more memory or by copying.
+// vmm_growth: what does it cost to make a device buffer longer: mapping more memory, or copying?
 //
-// A buffer whose final size is unknown (a growing list, a KV cache, an arena) has to grow. The classic
-// way is realloc: cudaMalloc the new size, copy the old contents over, cudaFree the old. Each step copies
-// everything the buffer holds, so it gets dearer as the buffer grows, needs room for old + new at once,
-// and moves the buffer, so every pointer into it goes stale. The driver's virtual memory management
-// (cuMemAddressReserve, cuMemCreate, cuMemMap; common/vmm.hpp) separates addresses from memory: reserve
-// address space for the largest size once, then map one more piece of physical memory after the last at
-// each step. Nothing is copied and nothing moves, so a step costs the same at 256 MiB and at 4 GiB.
+// realloc (allocate, copy, free) copies everything the buffer holds at every step, needs room for old and
+// new at once and moves the buffer. The driver's virtual memory management reserves the address range once
+// and maps one more piece of physical memory at each step: nothing is copied, nothing moves, and a step
+// costs the same at 256 MiB as at 4 GiB. Every step is verified first (old contents intact, the mapped
+// buffer read through a pointer taken before it grew); the timed passes then run on the host clock.
 //
-// Every variant grows a buffer from one step to --size (default 4 GiB in steps of 256 MiB): by mapping,
-// by realloc-and-copy in the same steps, and by realloc-and-copy doubling the size each time (what
-// std::vector does). First a verification pass: after every step the old contents must still be there
-// (for the mapped buffer, read through a pointer taken before it ever grew) and the whole buffer must
-// take a new pattern. Then timed passes: each step on the host clock until the device is idle again.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/vmm_growth [--size 2G] [--step 128M] [--csv growth.csv]
 #include <algorithm>
 #include <cstdint>
@@ -257,9 +249,10 @@ Demo make_demo() {
       {"realloc_doubling", "the same, doubling the size each time (from --step)",
        [](Context& c) { run_growth(c, GrowBy::copying, true, 3000); }},
   };
-  d.extras = {{"step", "bytes added per growth step, rounded up to the granule (2 MiB on current GPUs); the "
-                       "doubling variant starts from it (--quick: 16M)",
-               "256M"}};
+  d.extras = {ExtraOption::size("step",
+                                "bytes added per growth step, rounded up to the granule (2 MiB on current GPUs); "
+                                "the doubling variant starts from it (--quick: 16M)",
+                                kDefaultStep)};
   d.check_options = [](Context& ctx) { (void)plan_for(ctx, false); };  // the doubling plan checks the same
   d.claims = claims();
   d.default_size = [](const DeviceInfo& dev) { return default_final_bytes(dev.total_memory); };
@@ -268,7 +261,7 @@ Demo make_demo() {
   d.device_bytes = [](std::uint64_t n) {
     if (n < 2 * kMinGranule) throw CliError("--size: at least 4M (two granules), got " + std::to_string(n));
     // realloc's last step holds the old buffer and the new one at once.
-    return 2.0 * static_cast<double>(n) + 64e6;
+    return 2.0 * static_cast<double>(n);
   };
   d.max_size = [](const DeviceInfo& dev) { return std::min<std::uint64_t>(dev.total_memory / 2, 16 * kGiB); };
   d.max_size_reason =

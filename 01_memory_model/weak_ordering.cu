@@ -1,21 +1,11 @@
-// weak_ordering: litmus tests between threads of different blocks. Which orderings does the GPU keep, and
-// which does it only keep when you ask?
+// weak_ordering: which orderings between blocks does the GPU keep, and which only when you ask?
 //
-// Two classic tests, each run as thousands of independent instances at once (thread t of block b against
-// thread t of block b + grid/2, every instance on its own cache lines, the two threads meeting before every
-// trial), with two warps per block stressing L1 and L2 meanwhile:
-//   MP (message passing)  A: data = i; flag = i        B: r0 = flag; r1 = data   weak: flag new, data old
-//   SB (store buffering)  A: x = i; r0 = y             B: y = i; r1 = x          weak: both old
-// Each with plain accesses, volatile, __threadfence_block() and __threadfence() between the two accesses on
-// both sides, and cuda::atomic_ref: release/acquire for MP (and for SB, where it does not forbid the weak
-// outcome), seq_cst for SB, at block (the wrong scope between blocks), device and system scope.
+// Message passing and store buffering litmus tests run as thousands of independent instances at once,
+// under stress, with plain, volatile, fenced and atomic_ref accesses at three scopes; every outcome is
+// counted on the device. The claims are only the PTX memory model's promises (no weak outcome where it
+// forbids one). Where the model allows a weak outcome the demo claims nothing: it may appear or not on a
+// given GPU, clock and load, and never seeing one proves nothing.
 //
-// Every outcome is counted on the device; the four counts must add up to the trials, every location must end
-// holding the last iteration's value, and no thread may have given up waiting for its partner. The claims
-// are only the model's promises: zero weak outcomes where the PTX memory model forbids them. Where it does
-// not, the demo claims nothing: weak outcomes may appear or not on a given GPU, clock and load, and never
-// seeing one proves nothing.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/weak_ordering [--size 1G] [--csv litmus.csv]
 #include <cmath>
 #include <cstdint>

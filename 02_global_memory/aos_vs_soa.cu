@@ -1,21 +1,13 @@
-// aos_vs_soa: the blog post's {x, y} update (x += 10, y += 20) as an array of structs and as a struct of
-// arrays (the blog post's simpleMathAoS / simpleMathSoA), plus an 8-byte aligned struct, the same array read
-// as float4 (two structs per access), and an x-only update in place that leaves y untouched.
+// aos_vs_soa: does an array of structs cost DRAM bandwidth, or only cache requests?
 //
-// Shows, next to each timing, the model's useful-byte ratio per request (model_efficiency): 50% for the
-// blog post's struct (a warp's x load touches 8 sectors to use 4 bytes of every 8) against 100% for SoA, the
-// aligned struct and float4; and the bytes the pattern must move from DRAM (model_mb_moved).
-// Every layout is verified against the CPU reference (outputs poisoned; the in-place variants start
-// from a fresh copy of the input) before it is timed. Each buffer is 8x L2 by default.
-// Although aos requests are only 50% efficient, the y load of a warp hits the sectors its x load has
-// just brought into L1, and the x and y stores fill the same sectors in L2, so DRAM moves every byte
-// once (model_mb_moved is the same for aos, aos_align8, aos_float4 and soa): the 50% costs L1/L2
-// requests, not DRAM bandwidth. When only x is used (aos_x_only vs soa_x_only), the other half of each
-// sector is dead weight that DRAM still reads and writes back.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// The blog post's {x, y} struct makes each warp load use half of the sectors it touches (50% efficiency).
+// Yet a warp's y load hits the sectors its x load has just brought into L1, and the x and y stores fill
+// the same sectors in L2, so DRAM moves every byte once: the half-used requests cost L1/L2 work, not DRAM
+// bandwidth. Only when a field goes unused (an update of x alone) does the other half of each sector
+// become dead weight that DRAM still reads and writes back.
+//
 // Run: build/bin/aos_vs_soa [--csv aos_soa.csv]
 #include <functional>
-#include <memory>
 #include <vector>
 
 #include "02_global_memory/kernels/aos_soa.cuh"
@@ -29,6 +21,7 @@ namespace {
 using namespace cml;
 using namespace cml::ch02;
 
+// The run's arrays, made by its first variant and shared by the rest.
 struct LayoutData {
   std::size_t n;
   LayoutHost host;
@@ -55,20 +48,6 @@ struct LayoutData {
   }
 };
 
-class LayoutState {
- public:
-  LayoutData& data(std::size_t n) {
-    if (!data_ || data_->n != n) {
-      data_.reset();
-      data_ = std::make_unique<LayoutData>(n);
-    }
-    return *data_;
-  }
-
- private:
-  std::unique_ptr<LayoutData> data_;
-};
-
 std::uint64_t sectors_of(std::uint64_t bytes) { return (bytes + model::kSectorBytes - 1) / model::kSectorBytes; }
 
 // The blog post's struct: x and y are separate 4-byte requests on the same sectors, which are counted once.
@@ -89,9 +68,9 @@ std::vector<ArrayTraffic> vector_traffic(unsigned width, std::size_t items, std:
 using AosLaunch = std::function<void(const InnerStruct*, InnerStruct*, std::size_t, cudaStream_t)>;
 
 // aos_in -> aos_out through one of the array-of-structs views. Bytes = n structs read + written.
-void aos_variant(Context& ctx, LayoutState& st, const AosLaunch& launch, const std::vector<ArrayTraffic>& traffic) {
+void aos_variant(Context& ctx, const AosLaunch& launch, const std::vector<ArrayTraffic>& traffic) {
   const double ceiling = ctx.copy_ceiling().best();
-  LayoutData& d = st.data(ctx.size());
+  LayoutData& d = ctx.state<LayoutData>(ctx.size());
   Row& row = ctx.measure(
       "", d.n, 16.0 * static_cast<double>(d.n),
       [&](cudaStream_t s) { launch(d.aos_in.data(), d.aos_out.data(), d.n, s); },
@@ -104,9 +83,9 @@ void aos_variant(Context& ctx, LayoutState& st, const AosLaunch& launch, const s
   set_model_columns(row, ceiling, traffic);
 }
 
-void soa(Context& ctx, LayoutState& st) {
+void soa(Context& ctx) {
   const double ceiling = ctx.copy_ceiling().best();
-  LayoutData& d = st.data(ctx.size());
+  LayoutData& d = ctx.state<LayoutData>(ctx.size());
   const SoaLayout layout{d.x_in.data(), d.y_in.data(), d.x_out.data(), d.y_out.data()};
   Row& row = ctx.measure(
       "", d.n, 16.0 * static_cast<double>(d.n), [&](cudaStream_t s) { launch_update(layout, d.n, s); },
@@ -128,9 +107,9 @@ void soa(Context& ctx, LayoutState& st) {
 
 // x += 10 in place; each run starts from a fresh device copy of the input, and y must come out unchanged.
 // Bytes = the x values read and written (4 + 4 bytes per element): y is not wanted.
-void aos_x_only(Context& ctx, LayoutState& st) {
+void aos_x_only(Context& ctx) {
   const double ceiling = ctx.copy_ceiling().best();
-  LayoutData& d = st.data(ctx.size());
+  LayoutData& d = ctx.state<LayoutData>(ctx.size());
   Row& row = ctx.measure(
       "", d.n, 8.0 * static_cast<double>(d.n),
       [&](cudaStream_t s) { launch_update(AosXOnlyLayout{d.aos_out.data()}, d.n, s); },
@@ -148,9 +127,9 @@ void aos_x_only(Context& ctx, LayoutState& st) {
                     {load_traffic(x, req, sectors_of(8 * d.n)), store_traffic(x, req, sectors_of(8 * d.n))});
 }
 
-void soa_x_only(Context& ctx, LayoutState& st) {
+void soa_x_only(Context& ctx) {
   const double ceiling = ctx.copy_ceiling().best();
-  LayoutData& d = st.data(ctx.size());
+  LayoutData& d = ctx.state<LayoutData>(ctx.size());
   Row& row = ctx.measure(
       "", d.n, 8.0 * static_cast<double>(d.n),
       [&](cudaStream_t s) { launch_update(SoaXOnlyLayout{d.x_out.data()}, d.n, s); },
@@ -166,7 +145,6 @@ void soa_x_only(Context& ctx, LayoutState& st) {
 }
 
 Demo make_demo() {
-  auto st = std::make_shared<LayoutState>();
   Demo d;
   d.name = "aos_vs_soa";
   d.summary =
@@ -176,23 +154,21 @@ Demo make_demo() {
   d.size_meaning = "structs per array (default 8x L2 bytes / 8)";
   d.variants = {
       {"aos", "InnerStruct {float x, y}: two 4-byte loads and stores per struct, 8 sectors per request",
-       [st](Context& c) {
+       [](Context& c) {
          aos_variant(
-             c, *st,
+             c,
              [](const InnerStruct* in, InnerStruct* out, std::size_t n, cudaStream_t s) {
                launch_update(AosLayout<InnerStruct>{in, out}, n, s);
              },
              aos_traffic(c.size()));
        }},
       {"aos_align8", "__align__(8) struct: one 8-byte load and store per struct",
-       [st](Context& c) { aos_variant(c, *st, launch_update_aligned8, vector_traffic(8, c.size(), 8 * c.size())); }},
+       [](Context& c) { aos_variant(c, launch_update_aligned8, vector_traffic(8, c.size(), 8 * c.size())); }},
       {"aos_float4", "the same array as float4: two structs per 16-byte load and store",
-       [st](Context& c) { aos_variant(c, *st, launch_update_pairs, vector_traffic(16, c.size() / 2, 8 * c.size())); }},
-      {"soa", "float x[], y[]: one 4-byte load and store per array, 4 sectors per request",
-       [st](Context& c) { soa(c, *st); }},
-      {"aos_x_only", "x += 10 in place on the struct array; y shares every sector but is unused",
-       [st](Context& c) { aos_x_only(c, *st); }},
-      {"soa_x_only", "x[] += 10 in place", [st](Context& c) { soa_x_only(c, *st); }},
+       [](Context& c) { aos_variant(c, launch_update_pairs, vector_traffic(16, c.size() / 2, 8 * c.size())); }},
+      {"soa", "float x[], y[]: one 4-byte load and store per array, 4 sectors per request", soa},
+      {"aos_x_only", "x += 10 in place on the struct array; y shares every sector but is unused", aos_x_only},
+      {"soa_x_only", "x[] += 10 in place", soa_x_only},
   };
   d.claims = {
       Claim{"full_struct_layouts_agree",
@@ -222,7 +198,7 @@ Demo make_demo() {
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(InnerStruct); };
   d.quick_size = std::uint64_t{1} << 19;
   // Two struct arrays and four float arrays.
-  d.device_bytes = [](std::uint64_t n) { return 32.0 * static_cast<double>(n) + kHarnessDeviceBytes; };
+  d.device_bytes = [](std::uint64_t n) { return DemoMemory::with_default_ceiling(32.0 * static_cast<double>(n)); };
   d.warmup_ms = 30.0;
   return d;
 }

@@ -1,19 +1,14 @@
-// compressible_memory: the same copy, read and write kernels on plain and on compressible memory, with
-// data that compresses (zeros, a constant, small integers) and data that does not (random words).
+// compressible_memory: can the GPU move data faster than DRAM bandwidth, and should a benchmark let it?
 //
-// Since Ampere, the GPU can compress device memory that was allocated as compressible (the driver's
-// virtual memory API with CU_MEM_ALLOCATION_COMP_GENERIC): a 16-byte group of zeros or of one repeated
-// value crosses the DRAM bus in fewer bytes. A kernel that streams such data runs faster than DRAM
-// bandwidth allows, while random data moves at the plain speed. The lesson for every benchmark: fill the
-// buffers with random data, or a compressible allocation somewhere in the stack flatters the result.
-// Both kinds of memory come from the same API (reserve, create, map), so only the compression differs.
-// Bytes = read + written, GB = 1e9; buffers of max(8x L2, 1 GiB) each. Every row is verified: writes and
-// copies word by word against the generator, reads against the sum the CPU computes.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Since Ampere, memory allocated as compressible (the driver's VMM API) crosses the DRAM bus in fewer
+// bytes when a 16-byte group holds zeros or one repeated value, so such data streams faster than the bus
+// allows while random words move at the plain speed. Both kinds of memory come from the same calls, so only
+// the compression differs. The lesson for every benchmark: fill its buffers with random data, or a
+// compressible allocation somewhere in the stack flatters the result.
+//
 // Run: build/bin/compressible_memory [--size 256M] [--csv compressible.csv]
 #include <algorithm>
 #include <map>
-#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -35,6 +30,14 @@ struct Side {
   VmmBuffer src, dst;
 };
 
+Side make_side(int device, std::size_t bytes, bool compressible) {
+  Side s{VmmBuffer(device, bytes, compressible), VmmBuffer(device, bytes, compressible)};
+  s.src.grow(bytes);
+  s.dst.grow(bytes);
+  return s;
+}
+
+// The run's buffers, made by its first variant: plain memory, and compressible memory where the driver gives it.
 struct Buffers {
   std::size_t n = 0;  // words per buffer
   Side plain, compressible;
@@ -43,31 +46,19 @@ struct Buffers {
   DeviceBuffer<unsigned long long> scratch{1};  // the read kernel's sum
   std::map<DataKind, unsigned long long> sums;  // CPU reference sums, computed once per kind
   std::map<std::pair<int, DataKind>, double> plain_gb_per_s;  // (op, data) -> GB/s on plain memory
-};
 
-Side make_side(int device, std::size_t bytes, bool compressible) {
-  Side s{VmmBuffer(device, bytes, compressible), VmmBuffer(device, bytes, compressible)};
-  s.src.grow(bytes);
-  s.dst.grow(bytes);
-  return s;
-}
-
-Buffers& buffers(Context& ctx) {
-  static std::unique_ptr<Buffers> b;
-  if (b) return *b;
-  b = std::make_unique<Buffers>();
-  const int dev = ctx.device().ordinal;
-  b->n = ctx.size();
-  const std::size_t bytes = b->n * sizeof(std::uint32_t);
-  b->plain = make_side(dev, bytes, false);
-  b->why_not = vmm_unavailable(dev, true);
-  if (b->why_not.empty()) {
-    b->compressible = make_side(dev, bytes, true);
-    b->compressed = b->compressible.src.compressed() && b->compressible.dst.compressed();
-    if (!b->compressed) b->why_not = "the driver handed out plain memory when asked for compressible memory";
+  explicit Buffers(const Context& ctx) : n(ctx.size()) {
+    const int dev = ctx.device().ordinal;
+    const std::size_t bytes = n * sizeof(std::uint32_t);
+    plain = make_side(dev, bytes, false);
+    why_not = vmm_unavailable(dev, true);
+    if (why_not.empty()) {
+      compressible = make_side(dev, bytes, true);
+      compressed = compressible.src.compressed() && compressible.dst.compressed();
+      if (!compressed) why_not = "the driver handed out plain memory when asked for compressible memory";
+    }
   }
-  return *b;
-}
+};
 
 unsigned long long reference_sum(Buffers& b, DataKind kind) {
   auto it = b.sums.find(kind);
@@ -80,7 +71,7 @@ unsigned long long reference_sum(Buffers& b, DataKind kind) {
 enum class Op { write, read, copy };
 
 void run(Context& ctx, bool compressible, Op op) {
-  Buffers& b = buffers(ctx);
+  Buffers& b = ctx.state<Buffers>(ctx);
   if (compressible && !b.compressed) throw Waived(b.why_not);
   Side& side = compressible ? b.compressible : b.plain;
   auto* src = side.src.data<std::uint32_t>();
@@ -179,7 +170,7 @@ Demo make_demo() {
   d.cold_by_default = false;  // every buffer is at least 8x L2: nothing stays in it between launches
   d.device_bytes = [](std::uint64_t n) {
     if (n % 4 != 0) throw CliError("--size: a multiple of 4 words (16-byte loads), got " + std::to_string(n));
-    return 4.0 * static_cast<double>(n) * sizeof(std::uint32_t) + 64e6;
+    return 4.0 * static_cast<double>(n) * sizeof(std::uint32_t);
   };
   d.waive_reason = [](const DeviceInfo& dev) { return vmm_unavailable(dev.ordinal, false); };
   return d;

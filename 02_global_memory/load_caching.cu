@@ -1,29 +1,12 @@
-// load_caching_dlcm_ca / load_caching_dlcm_cg: L1-cached vs L2-only global loads on the same kernels.
+// load_caching_dlcm_ca / load_caching_dlcm_cg: does caching global loads in L1 (or not) change a stream?
 //
-// The blog posts compile readSegment with -Xptxas -dlcm=ca (cache global loads in L1) or -dlcm=cg (L2 only)
-// and compare. This file is built twice, once with each flag (see access_patterns.cmake); both binaries
-// also carry the per-load cache hints __ldca, __ldcg and __ldcs, which the flag does not change.
+// The blog posts compare -Xptxas -dlcm=ca and -dlcm=cg; this file is built once with each flag, and both
+// binaries also carry the per-load hints __ldca, __ldcg and __ldcs. Since the sector became the unit of
+// transfer, an L1 miss fetches only the sectors a warp touches, not a 128-byte line, so "L1 on" no longer
+// means larger transactions. Data read once gives L1 nothing to keep: whichever way the loads are cached,
+// DRAM moves the same sectors, and the flag and the hints change nothing (compare the two binaries' CSVs).
 //
-// What Hopper does with each (sm_90 SASS from nvcc 13.0, read back with cuobjdump -sass):
-//   plain load, no flag    LDG.E              cached in L1 (the default since compute capability 6.0)
-//   plain load, -dlcm=ca   LDG.E.STRONG.SM    cached in L1: coherent at SM scope, which L1 can serve
-//   plain load, -dlcm=cg   LDG.E.STRONG.GPU   coherent at GPU scope: L1 cannot serve it, L2 does
-//   __ldca                 LDG.E.STRONG.SM    whatever the flag
-//   __ldcg                 LDG.E.STRONG.GPU   whatever the flag
-//   __ldcs                 LDG.E.EF           evict-first: cached, but first in line for eviction
-// In both modes the unit of transfer between L2 and L1 (and DRAM) is the 32-byte sector: on Hopper an
-// L1 miss fetches only the sectors the warp touches, not the 128-byte line the book's Kepler-era
-// figures assume. So "L1 on" no longer means 128-byte transactions, and the load efficiency of a
-// misaligned warp is 80% (4 sectors used of 5) with either flag.
-//
-// Shows: the 4-way unrolled offset kernel (C[i] = A[i+k] + B[i+k]) and the 4-way unrolled strided copy
-// (4-byte elements) with the default load and with each hint. At the default size (each buffer 8x L2)
-// these kernels stream every byte once, so there is nothing for L1 to keep: whether a load is cached in
-// L1, served by L2 only, or marked evict-first, DRAM moves the same sectors. Compare the two binaries'
-// CSVs to see the flag change nothing either.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/load_caching_dlcm_ca --csv ca.csv && build/bin/load_caching_dlcm_cg --csv cg.csv
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,7 +44,7 @@ std::vector<unsigned> caching_strides(bool quick) {
   return {1, 2, 4, 8, 16, 32};
 }
 
-// The strided part's buffers: as many 4-byte elements as the offset part's, created on first use.
+// The strided part's buffers: as many 4-byte elements as the offset part's, made on the run's first use.
 struct StrideData {
   std::size_t elements;
   std::vector<std::uint32_t> in_host;
@@ -73,31 +56,19 @@ struct StrideData {
   }
 };
 
-struct State {
-  OffsetAddState offset;
-  std::unique_ptr<StrideData> stride;
-  StrideData& stride_data(std::size_t n) {
-    if (!stride || stride->elements != n) {
-      stride.reset();
-      stride = std::make_unique<StrideData>(n);
-    }
-    return *stride;
-  }
-};
-
 template <class Load>
-void offset_variant(Context& ctx, State& state) {
+void offset_variant(Context& ctx) {
   const double ceiling = ctx.copy_ceiling().best();
-  OffsetAddData& d = state.offset.data(ctx.size());
+  OffsetAddData& d = offset_add_data(ctx);
   for (unsigned k : caching_offsets(ctx.quick()))
     run_offset_point(ctx, d, ceiling, fmt::format("offset={} dlcm={}", k, kDlcm), k, 0,
                      with_block(launch_offset_add_unroll4<Load>, kSeedBlock));
 }
 
 template <class Load>
-void stride_variant(Context& ctx, State& state) {
+void stride_variant(Context& ctx) {
   const double ceiling = ctx.copy_ceiling().best();
-  StrideData& d = state.stride_data(ctx.size());
+  StrideData& d = ctx.state<StrideData>(ctx.size());
   for (unsigned s : caching_strides(ctx.quick())) {
     const std::size_t n = strided_count(d.elements, s);
     Row& row = ctx.measure(
@@ -114,8 +85,6 @@ void stride_variant(Context& ctx, State& state) {
 }
 
 Demo make_demo() {
-  auto state = std::make_shared<State>();
-  auto with_state = [state](void (*f)(Context&, State&)) { return [state, f](Context& c) { f(c, *state); }; };
   Demo d;
   d.name = std::string("load_caching_dlcm_") + kDlcm;
   d.summary = fmt::format(
@@ -126,15 +95,15 @@ Demo make_demo() {
   d.size_meaning = "floats per buffer (default 8x L2 bytes / 4)";
   d.variants = {
       {"offset_default", "C[i] = A[i+k] + B[i+k], unroll4, plain loads (the -dlcm flag decides)",
-       with_state(offset_variant<PlainLoad>)},
-      {"offset_ldca", "the same with __ldca (ld.global.ca)", with_state(offset_variant<CacheAllLoad>)},
-      {"offset_ldcg", "the same with __ldcg (ld.global.cg)", with_state(offset_variant<CacheGlobalLoad>)},
-      {"offset_ldcs", "the same with __ldcs (ld.global.cs)", with_state(offset_variant<StreamingLoad>)},
+       offset_variant<PlainLoad>},
+      {"offset_ldca", "the same with __ldca (ld.global.ca)", offset_variant<CacheAllLoad>},
+      {"offset_ldcg", "the same with __ldcg (ld.global.cg)", offset_variant<CacheGlobalLoad>},
+      {"offset_ldcs", "the same with __ldcs (ld.global.cs)", offset_variant<StreamingLoad>},
       {"stride_default", "out[i*s] = in[i*s], 4-byte elements, unroll4, plain loads",
-       with_state(stride_variant<PlainLoad>)},
-      {"stride_ldca", "the same with __ldca", with_state(stride_variant<CacheAllLoad>)},
-      {"stride_ldcg", "the same with __ldcg", with_state(stride_variant<CacheGlobalLoad>)},
-      {"stride_ldcs", "the same with __ldcs", with_state(stride_variant<StreamingLoad>)},
+       stride_variant<PlainLoad>},
+      {"stride_ldca", "the same with __ldca", stride_variant<CacheAllLoad>},
+      {"stride_ldcg", "the same with __ldcg", stride_variant<CacheGlobalLoad>},
+      {"stride_ldcs", "the same with __ldcs", stride_variant<StreamingLoad>},
   };
   // hint / default at every point of both kernels.
   auto hint_ratios = [](const RunRows& r, const std::string& hint) {
@@ -169,7 +138,9 @@ Demo make_demo() {
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
   d.quick_size = std::uint64_t{1} << 20;
   // The offset part's three buffers and the strided part's two.
-  d.device_bytes = [](std::uint64_t n) { return offset_add_device_bytes(n) + 2.0 * static_cast<double>(n) * 4; };
+  d.device_bytes = [](std::uint64_t n) {
+    return DemoMemory::with_default_ceiling(offset_add_buffer_bytes(n) + 2.0 * static_cast<double>(n) * 4);
+  };
   d.warmup_ms = 20.0;
   return d;
 }

@@ -1,29 +1,11 @@
-// managed_vs_manual: the book's matrix sum C = A + B (sumMatrixGPUManual / sumMatrixGPUManaged) with
-// explicit copies and with managed memory, phase by phase; then managed memory with cudaMemPrefetchAsync,
-// and with cudaMemAdvise (data kept on the host, mapped for the GPU).
+// managed_vs_manual: what does managed memory cost against explicit copies, and where is the cost paid?
 //
-// The book's managed version launches a 1 x 1 "warm-up" kernel first, saying it migrates the matrices to
-// the GPU so the timed kernel runs on device-resident data. That was true before Pascal, when a launch
-// migrated every managed page. Since Pascal (cudaDevAttrConcurrentManagedAccess = 1) pages migrate on
-// demand, when a GPU thread faults on them: the warm-up touches one element per matrix, so it moves
-// one page of each, and the next full kernel takes the page faults for everything else.
+// The book's managed matrix sum launches a 1 x 1 "warm-up" kernel to migrate the matrices first. That held
+// before Pascal; since then pages migrate on demand, when a GPU thread faults on them, so the warm-up moves
+// one page per matrix and the first full kernel takes the faults for the rest. A prefetch moves the pages
+// up front (the first kernel then runs like the second); with cudaMemAdvise nothing migrates and every
+// access crosses the host link. Rows are phases, each managed pass starting with every page on the host.
 //
-// Shows, per variant (rows are phases; managed phases are timed on several passes, each starting with
-// every page back on the host, see run_passes):
-//   manual            init (host, pageable) | h2d (A, B) | kernel | d2h (C)
-//   managed           init | warmup_1x1 (the book's) | kernel_first | kernel_second | host_read (C)
-//   managed_prefetch  init | prefetch_to_gpu (A, B, C) | kernel_first | kernel_second |
-//                     prefetch_to_host (C) | host_read
-//   managed_advise    init | kernel_first | kernel_second | host_read, with A, B, C preferring the host
-//                     and mapped for the GPU (SetPreferredLocation host + SetAccessedBy device)
-// host_read is the CPU reading every element of C and comparing it with the reference.
-// The default matrix is the smallest 4096 x 2^k side whose three matrices are >= 8x L2 (--size 4096 is
-// the book's). After the book's warm-up the first full kernel takes the page faults for every page it
-// touches, while a prefetch moves the pages up front, so the first kernel after it runs like the
-// second. With cudaMemAdvise nothing migrates: every kernel reads and writes across the host link, and
-// the host reads C without migrating it back. The host_read and advise rows depend on the host (its link
-// to the GPU, its CPU and memory).
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
 // Run: build/bin/managed_vs_manual [--size 4096] [--csv managed.csv]
 #include <algorithm>
 #include <cstring>
@@ -334,7 +316,7 @@ Demo make_demo() {
   d.quick_size = 1024;
   // manual holds three device matrices, the managed variants three managed ones (never at the same time).
   d.device_bytes = [](std::uint64_t side) {
-    return 3.0 * 4.0 * static_cast<double>(side) * static_cast<double>(side) + kHarnessDeviceBytes;
+    return DemoMemory::with_default_ceiling(3.0 * 4.0 * static_cast<double>(side) * static_cast<double>(side));
   };
   d.waive_reason = [](const DeviceInfo& dev) -> std::string {
     if (dev.concurrent_managed) return "";

@@ -1,17 +1,11 @@
-// misaligned_read: C[i] = A[i + k] + B[i + k], the loads shifted by k elements (Best Practices 9.2.1.3,
-// the blog post's readSegment and readSegmentUnroll).
+// misaligned_read: what does a load that straddles sector boundaries cost (Best Practices 9.2.1.3)?
 //
-// Shows: the offset sweep k = 0..32, 64, 128 for the blog post's one-element-per-thread kernel and for the
-// 4-way unrolled kernel (4 elements blockDim.x apart per thread, grid divided by 4, every element
-// bounds-checked), then unroll4 with 128..1024 threads per block at the blog post's offsets 0, 11, 128.
-// Every point is verified against the CPU reference (C poisoned first) before it is timed. Each buffer
-// is 8x L2 by default, so DRAM is measured, not L2; vs_ceiling is the copy ceiling of the same run.
-// Whenever k % 8 != 0 a warp's 128 bytes straddle 5 sectors instead of 4 (80% load efficiency, as ncu
-// reports), yet model_mb_moved stays the same: the fifth sector is the next warp's first, so DRAM moves
-// each sector once and the misalignment costs L1/L2 requests, not DRAM bandwidth. The one-element kernel
-// keeps 8 bytes of loads in flight per thread instead of unroll4's 32, too few to cover DRAM latency.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
-// L2-resident variant to try: --size 2M --warm.
+// Shifted by k % 8 != 0 elements, a warp's 128 bytes straddle 5 sectors instead of 4 (the 80% load
+// efficiency ncu reports), yet the fifth sector is the next warp's first, so DRAM moves each sector once:
+// the misalignment costs L1/L2 requests, not DRAM bandwidth. What does cost is too few loads in flight:
+// the blog post's one-element kernel keeps 8 bytes per thread in flight, unroll4 keeps 32. Buffers of 8x L2,
+// so DRAM is measured; for the L2-resident case try --size 2M --warm.
+//
 // Run: build/bin/misaligned_read [--variant read_offset_unroll4] [--csv read.csv]
 #include <string>
 
@@ -26,16 +20,16 @@ namespace {
 using namespace cml;
 using namespace cml::ch02;
 
-void offset_sweep_variant(Context& ctx, OffsetAddState& state, const OffsetLaunch& launch) {
+void offset_sweep_variant(Context& ctx, const OffsetLaunch& launch) {
   const double ceiling = ctx.copy_ceiling().best();
-  OffsetAddData& d = state.data(ctx.size());
+  OffsetAddData& d = offset_add_data(ctx);
   for (unsigned k : offset_sweep(ctx.quick()))
     run_offset_point(ctx, d, ceiling, fmt::format("offset={}", k), k, 0, launch);
 }
 
-void block_sweep_variant(Context& ctx, OffsetAddState& state) {
+void block_sweep_variant(Context& ctx) {
   const double ceiling = ctx.copy_ceiling().best();
-  OffsetAddData& d = state.data(ctx.size());
+  OffsetAddData& d = offset_add_data(ctx);
   for (unsigned k : seed_offsets(ctx.quick()))
     for (unsigned block : block_sweep(ctx.quick()))
       run_offset_point(ctx, d, ceiling, fmt::format("offset={} block={}", k, block), k, 0,
@@ -43,7 +37,6 @@ void block_sweep_variant(Context& ctx, OffsetAddState& state) {
 }
 
 Demo make_demo() {
-  auto state = std::make_shared<OffsetAddState>();
   Demo d;
   d.name = "misaligned_read";
   d.summary =
@@ -53,13 +46,13 @@ Demo make_demo() {
   d.size_meaning = "floats per buffer (A, B and C; default 8x L2 bytes / 4)";
   d.variants = {
       {"read_offset", "one element per thread, 512 threads per block (the blog post's kernel)",
-       [state](Context& c) { offset_sweep_variant(c, *state, with_block(launch_offset_add<PlainLoad>, kSeedBlock)); }},
+       [](Context& c) { offset_sweep_variant(c, with_block(launch_offset_add<PlainLoad>, kSeedBlock)); }},
       {"read_offset_unroll4", "4 elements per thread blockDim.x apart, grid / 4, loads before stores",
-       [state](Context& c) {
-         offset_sweep_variant(c, *state, with_block(launch_offset_add_unroll4<PlainLoad>, kSeedBlock));
+       [](Context& c) {
+         offset_sweep_variant(c, with_block(launch_offset_add_unroll4<PlainLoad>, kSeedBlock));
        }},
       {"read_offset_unroll4_blocks", "unroll4 at offsets 0, 11, 128 with 128, 256, 512, 1024 threads per block",
-       [state](Context& c) { block_sweep_variant(c, *state); }},
+       block_sweep_variant},
   };
   d.claims = {
       Claim{"unroll4_reaches_ceiling", "The 4-way unrolled kernel at offset 0 runs at the copy ceiling.",

@@ -1,16 +1,11 @@
-// misaligned_write: C[i + k] = A[i] + B[i], the stores shifted by k elements (the blog post's writeSegment),
-// and C[i + k] = A[i + k] + B[i + k], both sides shifted (the book's exercise readWriteSegment).
+// misaligned_write: what does a store that straddles sector boundaries cost?
 //
-// Shows: the offset sweep k = 0..32, 64, 128 for the one-element-per-thread kernel and the 4-way
-// unrolled kernel (grid divided by 4 and every element bounds-checked: the book's writeOffsetUnroll4
-// does neither, so it writes only part of C and passes only because C still held an earlier result),
-// unroll4 with 128..1024 threads per block at offsets 0, 11, 128, and unroll4 with both sides shifted.
-// C is poisoned before every point, and the check covers all of C: the k elements before the shifted
-// range and the ones after it must still hold the poison. Each buffer is 8x L2 by default.
-// k % 8 != 0 costs 5 store sectors per request instead of 4 (the first and last sectors of each warp
-// are written in part), yet the partial sectors are completed in L2 by the neighbouring warp before
-// they are written back, so model_mb_moved is unchanged: DRAM moves the same bytes at every offset.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Shifted by k % 8 != 0 elements, a warp writes 5 sectors instead of 4, the first and last in part; L2
+// completes the partial sectors with the neighbouring warps' bytes before writing them back, so DRAM moves
+// the same bytes at every offset. The check covers all of C, the poisoned elements before and after the
+// shifted range included: the book's writeOffsetUnroll4 writes only part of C and passes only because C
+// still holds an earlier result, a mistake a poisoned, whole-buffer check catches.
+//
 // Run: build/bin/misaligned_write [--variant write_offset_unroll4] [--csv write.csv]
 #include <algorithm>
 #include <string>
@@ -27,16 +22,16 @@ using namespace cml;
 using namespace cml::ch02;
 
 // `both` shifts the loads as well as the stores.
-void offset_sweep_variant(Context& ctx, OffsetAddState& state, const OffsetLaunch& launch, bool both) {
+void offset_sweep_variant(Context& ctx, const OffsetLaunch& launch, bool both) {
   const double ceiling = ctx.copy_ceiling().best();
-  OffsetAddData& d = state.data(ctx.size());
+  OffsetAddData& d = offset_add_data(ctx);
   for (unsigned k : offset_sweep(ctx.quick()))
     run_offset_point(ctx, d, ceiling, fmt::format("offset={}", k), both ? k : 0, k, launch);
 }
 
-void block_sweep_variant(Context& ctx, OffsetAddState& state) {
+void block_sweep_variant(Context& ctx) {
   const double ceiling = ctx.copy_ceiling().best();
-  OffsetAddData& d = state.data(ctx.size());
+  OffsetAddData& d = offset_add_data(ctx);
   for (unsigned k : seed_offsets(ctx.quick()))
     for (unsigned block : block_sweep(ctx.quick()))
       run_offset_point(ctx, d, ceiling, fmt::format("offset={} block={}", k, block), 0, k,
@@ -44,7 +39,6 @@ void block_sweep_variant(Context& ctx, OffsetAddState& state) {
 }
 
 Demo make_demo() {
-  auto state = std::make_shared<OffsetAddState>();
   const OffsetLaunch simple = with_block(launch_offset_add<PlainLoad>, kSeedBlock);
   const OffsetLaunch unroll4 = with_block(launch_offset_add_unroll4<PlainLoad>, kSeedBlock);
   Demo d;
@@ -56,13 +50,13 @@ Demo make_demo() {
   d.size_meaning = "floats per buffer (A, B and C; default 8x L2 bytes / 4)";
   d.variants = {
       {"write_offset", "C[i+k] = A[i] + B[i], one element per thread, 512 threads per block",
-       [state, simple](Context& c) { offset_sweep_variant(c, *state, simple, false); }},
+       [simple](Context& c) { offset_sweep_variant(c, simple, false); }},
       {"write_offset_unroll4", "the same, 4 elements per thread blockDim.x apart, grid / 4",
-       [state, unroll4](Context& c) { offset_sweep_variant(c, *state, unroll4, false); }},
+       [unroll4](Context& c) { offset_sweep_variant(c, unroll4, false); }},
       {"write_offset_unroll4_blocks", "write unroll4 at offsets 0, 11, 128 with 128..1024 threads per block",
-       [state](Context& c) { block_sweep_variant(c, *state); }},
+       block_sweep_variant},
       {"read_write_offset_unroll4", "C[i+k] = A[i+k] + B[i+k]: both sides shifted, unroll4",
-       [state, unroll4](Context& c) { offset_sweep_variant(c, *state, unroll4, true); }},
+       [unroll4](Context& c) { offset_sweep_variant(c, unroll4, true); }},
   };
   // Every offset of a sweep against offset 0 of the same variant.
   auto flat_sweep = [](const char* variant) {

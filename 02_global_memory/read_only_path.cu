@@ -1,19 +1,11 @@
-// read_only_path: plain loads vs __ldg vs const __restrict__ (the blog post's 只读缓存 section).
+// read_only_path: is the read-only cache (__ldg, const __restrict__) still a faster place to load from?
 //
-// Shows: c[i] = a[i] + b[i] with one and with four elements per thread, written one statement per
-// element, loading through plain pointers, through __ldg, and through const __restrict__ pointers;
-// plus the four-element kernel with plain pointers but all loads written before the stores
-// (plain_loads_first, the kernel of misaligned_read). Verified against the CPU reference first.
-// On sm_90, L1 and the texture/read-only cache are one unit (L1TEX) and plain global loads are
-// already cached in it, so the "read-only cache" is not a separate, faster store any more. __ldg and
-// const __restrict__ compile to LDG.E.CONSTANT (non-coherent), and tell the compiler the data cannot
-// change under the kernel, so it may hoist loads above stores (kernels/read_only.cuh).
-// With one element per thread the three loads touch the same sectors and move the same DRAM bytes. With
-// four per thread, the plain kernel's loads wait for the previous store (c might alias a or b), so each
-// thread keeps two loads in flight instead of six to eight: whatever lets the loads move up (__ldg,
-// const __restrict__, or writing them first by hand) is what helps. The gain comes from reordering, not
-// from a cache. Each buffer is 8x L2 by default.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// On current GPUs L1 and the texture/read-only cache are one unit, and plain global loads are already
+// cached in it. What __ldg and const __restrict__ still change is the compiler's freedom: they promise the
+// data cannot change under the kernel, so loads may move above stores. With four elements per thread the
+// plain kernel's loads wait for the previous store (c might alias a or b); whatever lets them move up helps,
+// writing them first by hand included. The gain comes from reordering, not from a cache.
+//
 // Run: build/bin/read_only_path [--csv read_only.csv]
 #include <string>
 
@@ -39,15 +31,14 @@ OffsetLaunch no_offsets(AddLaunch launch) {
 }
 
 // Runs the per_thread = 1 and per_thread = 4 forms of one way of loading.
-void per_thread_variant(Context& ctx, OffsetAddState& state, AddLaunch one, AddLaunch four) {
+void per_thread_variant(Context& ctx, AddLaunch one, AddLaunch four) {
   const double ceiling = ctx.copy_ceiling().best();
-  OffsetAddData& d = state.data(ctx.size());
+  OffsetAddData& d = offset_add_data(ctx);
   run_offset_point(ctx, d, ceiling, "per_thread=1", 0, 0, no_offsets(one));
   run_offset_point(ctx, d, ceiling, "per_thread=4", 0, 0, no_offsets(four));
 }
 
 Demo make_demo() {
-  auto state = std::make_shared<OffsetAddState>();
   Demo d;
   d.name = "read_only_path";
   d.summary =
@@ -56,16 +47,16 @@ Demo make_demo() {
   d.size_meaning = "floats per buffer (a, b and c; default 8x L2 bytes / 4)";
   d.variants = {
       {"plain", "const float* loads (LDG.E), one statement per element",
-       [state](Context& c) { per_thread_variant(c, *state, launch_add<1, PlainLoad>, launch_add<4, PlainLoad>); }},
+       [](Context& c) { per_thread_variant(c, launch_add<1, PlainLoad>, launch_add<4, PlainLoad>); }},
       {"ldg", "__ldg loads (LDG.E.CONSTANT)",
-       [state](Context& c) {
-         per_thread_variant(c, *state, launch_add<1, ReadOnlyLoad>, launch_add<4, ReadOnlyLoad>);
+       [](Context& c) {
+         per_thread_variant(c, launch_add<1, ReadOnlyLoad>, launch_add<4, ReadOnlyLoad>);
        }},
       {"const_restrict", "const float* __restrict__ pointers (LDG.E.CONSTANT)",
-       [state](Context& c) { per_thread_variant(c, *state, launch_add_restrict<1>, launch_add_restrict<4>); }},
+       [](Context& c) { per_thread_variant(c, launch_add_restrict<1>, launch_add_restrict<4>); }},
       {"plain_loads_first", "plain pointers, 4 per thread, all loads written before the stores",
-       [state](Context& c) {
-         OffsetAddData& data = state->data(c.size());
+       [](Context& c) {
+         OffsetAddData& data = offset_add_data(c);
          run_offset_point(c, data, c.copy_ceiling().best(), "per_thread=4", 0, 0,
                           with_block(launch_offset_add_unroll4<PlainLoad>, kSeedBlock));
        }},

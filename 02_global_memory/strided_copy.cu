@@ -1,21 +1,12 @@
-// strided_copy: out[i * s] = in[i * s] for strides s = 1..32 and 64 elements, with 4-, 8- and 16-byte
-// elements (Best Practices 9.2.1.4).
+// strided_copy: how fast does bandwidth fall with the stride, and where does the sector model stop
+// explaining it (Best Practices 9.2.1.4)?
 //
-// Shows: effective bandwidth (the bytes the copy wants: 2 x n x element size) falling with the stride
-// until every element costs a whole 32-byte sector per side, next to the model's sectors per request
-// and the DRAM bytes the pattern must move. Both buffers keep the same size at every stride (16x L2
-// each), so a larger stride copies fewer elements; every launch is timed cold on its own (the harness
-// flushes L2 before each launch of a cold measurement), because at large strides the touched sectors fit
-// in L2.
-// The sector model (model_efficiency) is an upper bound, and the copy falls below it in two places:
-//   - up to one element per sector (stride 8, 4, 2 for 4-, 8-, 16-byte elements) the output is strided
-//     too, its sectors are written in part, and DRAM moves more than two buffers' worth: ncu shows one
-//     extra DRAM sector read per partly written output sector;
-//   - beyond that the curve keeps falling instead of levelling off at e/32: the time depends on the byte
-//     distance between elements, not on the element size, because DRAM fetches and opens more than the
-//     32-byte sector around each element (the note prints cudaLimitMaxL2FetchGranularity, a hint of how
-//     much L2 fetches per miss).
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// A stride spends a whole 32-byte sector per element once elements are a sector apart; the sector model is
+// an upper bound. The copy falls below it twice: partly written output sectors make DRAM read them first,
+// and beyond one element per sector the time follows the byte distance, not the element size, because DRAM
+// fetches more than the sector around each element. Buffers stay 16x L2 at every stride, and every launch
+// is timed cold on its own, since at large strides the touched sectors would fit in L2.
+//
 // Run: build/bin/strided_copy [--variant stride_copy_4B] [--csv stride.csv]
 #include <memory>
 #include <string>
@@ -152,7 +143,9 @@ Demo make_demo() {
   };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{16} * dev.l2_bytes; };
   d.quick_size = std::uint64_t{4} << 20;
-  d.device_bytes = [](std::uint64_t bytes) { return 2.0 * static_cast<double>(bytes) + 32 + kHarnessDeviceBytes; };
+  d.device_bytes = [](std::uint64_t bytes) {
+    return DemoMemory::with_default_ceiling(2.0 * static_cast<double>(bytes) + 32);
+  };
   d.warmup_ms = 20.0;
   return d;
 }

@@ -1,33 +1,12 @@
-// transpose_global: matrix transposes through global memory only — the blog posts' eight kernels, the
-// "thin blocks" table, and one experiment that tests whether L1 is what makes reading columns cheap.
+// transpose_global: why is a transpose through global memory slower than a copy, and which side pays?
 //
-// Shows: a transpose moves the bytes of a copy, but one side of it must walk a column. copy_row (both
-// sides along rows) and copy_col (both along columns) bound it from above and below. naive_row reads rows
-// and writes columns (4 sectors per load request, 32 per store request); naive_col reads columns and writes
-// rows (32 per load, 4 per store). unroll4_* give each thread four elements; diagonal_* only change the
-// ORDER in which blocks visit the tiles (defined for any shape). naive_col_l2only is naive_col with loads
-// that skip L1 (__ldcg). block_sweep runs both naive kernels with the blocks (32,32) ... (8,8).
-// Bandwidth = 2 * M * N * 4 bytes / median time (GB = 1e9), L2 flushed before each sample; every kernel's
-// output is compared bit-exactly with the CPU transpose before it is timed.
+// A transpose moves a copy's bytes, but one side walks a column: 32 sectors per warp request for 128 useful
+// bytes. The expensive side is the strided store; the sectors a strided load brings in are reused by the
+// block's neighbouring warps, in L2 rather than L1 (naive_col_l2only says so). The diagonal block order,
+// once a cure for partition camping, buys nothing on GPUs that hash addresses over their channels. copy_row
+// and copy_col bound every kernel; all are checked bit for bit against the CPU transpose before timing.
 //
-// Why it comes out as it does:
-//   - a warp that walks a column touches 32 sectors for 128 useful bytes, so copy_col falls far below
-//     copy_row;
-//   - the expensive side is the strided STORE: naive_row (strided stores) is no faster than copy_col,
-//     which strides both sides, while naive_col (strided loads) is much faster, because the sectors a
-//     strided load brings in are used by the neighbouring warps of the block;
-//   - that reuse is not L1's doing: naive_col_l2only, whose loads skip L1, runs close to naive_col, so
-//     the sectors are reused in L2;
-//   - the diagonal block order was meant to avoid "partition camping" (many blocks hammering one memory
-//     channel); current GPUs hash addresses over their channels, so the order buys nothing;
-//   - more loads in flight per thread (unroll4_row) do not remove the strided store's cost, while blocks
-//     only 8 threads wide (block_sweep) make a naive_row store request cover 8 sectors of 16 useful
-//     bytes instead of 32 sectors of 4.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
-//
-// Run: build/bin/transpose_global                        (8192 x 8192)
-//      build/bin/transpose_global --size 16384
-//      build/bin/transpose_global --rows 12800 --cols 12800 --variant naive_row --variant naive_col
+// Run: build/bin/transpose_global [--size 16384 | --rows 12800 --cols 12800] [--variant naive_row]
 #include <algorithm>
 #include <string>
 #include <vector>

@@ -1,16 +1,12 @@
-// vector_width: the same copy with 1-, 2-, 4-, 8- and 16-byte accesses per thread (uint8_t, uint16_t,
-// uint32_t, uint2, uint4), one element per thread, and as a grid-stride loop over one wave of blocks.
+// vector_width: why do narrow accesses copy slowly when the sector model calls every width 100% efficient?
 //
-// Shows: every variant is a perfectly coalesced copy (model: width sectors per request, 100% efficient,
-// DRAM bytes = bytes wanted), yet the narrow accesses are far from the ceiling: what limits them is the
-// number of bytes each thread has in flight and the number of instructions (and, one element per
-// thread, the number of blocks) per byte, not the sectors. Buffers of 8x L2, verified bit for bit.
-// A grid-stride loop over one wave of blocks needs no block per 256 elements, which matters most for
-// the narrowest accesses.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Every width from 1 to 16 bytes is a perfectly coalesced copy: the same sectors, the same DRAM bytes. What
+// limits the narrow ones is the bytes each thread keeps in flight and the instructions (and, one element per
+// thread, the blocks) spent per byte. A grid-stride loop over one wave of blocks needs no block per 256
+// elements, which matters most for the narrowest accesses.
+//
 // Run: build/bin/vector_width [--variant grid_stride] [--csv width.csv]
 #include <algorithm>
-#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -40,20 +36,6 @@ struct CopyData {
     for (std::size_t j = 0; j < bytes; ++j) in_host[j] = static_cast<unsigned char>(pattern_word(j, 0x5EED) >> 23);
     in.upload(in_host);
   }
-};
-
-class CopyState {
- public:
-  CopyData& data(std::size_t bytes) {
-    if (!data_ || data_->bytes != bytes) {
-      data_.reset();
-      data_ = std::make_unique<CopyData>(bytes);
-    }
-    return *data_;
-  }
-
- private:
-  std::unique_ptr<CopyData> data_;
 };
 
 // --size in bytes, rounded down to a whole number of 16-byte elements (at least one).
@@ -88,9 +70,9 @@ void copy_point(Context& ctx, CopyData& d, double ceiling, bool grid_stride) {
   if (grid_stride) row.set("blocks", blocks);
 }
 
-void width_sweep(Context& ctx, CopyState& st, bool grid_stride) {
+void width_sweep(Context& ctx, bool grid_stride) {
   const double ceiling = ctx.copy_ceiling().best();
-  CopyData& d = st.data(buffer_bytes(ctx));
+  CopyData& d = ctx.state<CopyData>(buffer_bytes(ctx));
   copy_point<std::uint8_t>(ctx, d, ceiling, grid_stride);
   copy_point<std::uint16_t>(ctx, d, ceiling, grid_stride);
   copy_point<std::uint32_t>(ctx, d, ceiling, grid_stride);
@@ -99,7 +81,6 @@ void width_sweep(Context& ctx, CopyState& st, bool grid_stride) {
 }
 
 Demo make_demo() {
-  auto st = std::make_shared<CopyState>();
   Demo d;
   d.name = "vector_width";
   d.summary =
@@ -107,9 +88,9 @@ Demo make_demo() {
       "loop: GB/s rises with the width although the sector model calls every width 100% efficient.";
   d.size_meaning = "bytes per buffer (rounded down to a multiple of 16; default 8x L2)";
   d.variants = {
-      {"per_thread", "one element per thread, 256 threads per block", [st](Context& c) { width_sweep(c, *st, false); }},
+      {"per_thread", "one element per thread, 256 threads per block", [](Context& c) { width_sweep(c, false); }},
       {"grid_stride", "grid-stride loop over one full wave of 256-thread blocks",
-       [st](Context& c) { width_sweep(c, *st, true); }},
+       [](Context& c) { width_sweep(c, true); }},
   };
   d.claims = {
       Claim{"per_thread_rises_with_width",
@@ -140,7 +121,9 @@ Demo make_demo() {
   };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes; };
   d.quick_size = std::uint64_t{4} << 20;
-  d.device_bytes = [](std::uint64_t bytes) { return 2.0 * static_cast<double>(bytes) + 32 + kHarnessDeviceBytes; };
+  d.device_bytes = [](std::uint64_t bytes) {
+    return DemoMemory::with_default_ceiling(2.0 * static_cast<double>(bytes) + 32);
+  };
   d.warmup_ms = 20.0;
   return d;
 }

@@ -1,24 +1,15 @@
-// async_pipeline: when does staging global memory through shared memory with cuda::memcpy_async and a
-// multi-stage cuda::pipeline beat the classic load-to-register, store-to-shared, __syncthreads copy?
+// async_pipeline: when does staging through shared memory with cuda::memcpy_async and a multi-stage
+// cuda::pipeline beat the classic load, store to shared, __syncthreads copy?
 //
-// Every variant streams the same array (default 8x L2 of random 32-bit words) through shared memory in
-// 8 KiB tiles, filters each tile there (5-point integer stencil, every word read five times, edges clamped
-// to the tile) and writes the result; kernels/async_pipeline.cuh. Only the copy differs:
-//   sync           registers, then shared memory; __syncthreads; compute; __syncthreads
-//   async_1stage   cuda::memcpy_async (cp.async on sm_80+) into a one-stage pipeline: no overlap
-//   async_2stage   two to four stages: while tile k is filtered, the copies of tiles k + 1 .. k + S - 1
-//   async_3stage   are in flight
-//   async_4stage
-// Each runs at two occupancies (params occupancy=low|high): low = one 256-thread block per SM, high = as
-// many blocks per SM as the four-stage kernel fits (the same for every variant). Bandwidth counts the words
-// read and written (GB = 1e9); vs_sync = GB/s / sync's at the same occupancy; vs_ceiling = GB/s / the copy
-// ceiling of this run. Every output is compared bit for bit with the CPU's before it is timed.
-// Below compute capability 8.0 memcpy_async copies synchronously: the rows still verify, the claims are n/a.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// A synchronous copy leaves the SM idle while a tile arrives unless other blocks fill the gap; a pipeline of
+// S stages keeps S - 1 tiles in flight while one is computed on. So every variant runs at two occupancies,
+// one block per SM and as many as the four-stage kernel fits: the stages should matter when occupancy cannot
+// hide the wait. Only the copy differs (same tiles, same 5-point filter, outputs compared bit for bit).
+// Below compute capability 8.0 memcpy_async copies synchronously: the rows verify, the claims are n/a.
+//
 // Run: build/bin/async_pipeline [--size WORDS] [--variant sync|async_1stage|...] [--csv out.csv]
 #include <algorithm>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,31 +27,26 @@ constexpr Occupancy kOccupancies[] = {Occupancy::low, Occupancy::high};
 
 std::string params_of(Occupancy o) { return fmt::format("occupancy={}", to_string(o)); }
 
-// The input, its expected output and the output buffer, made once per process for all five variants, and
+// The input, its expected output and the output buffer, made once per run for all five variants, and
 // sync's bandwidth at each occupancy for the vs_sync column.
 struct Data {
   std::size_t n = 0;
   DeviceBuffer<std::uint32_t> in, out;
   std::vector<std::uint32_t> expected;
   std::map<Occupancy, double> sync_gb_per_s;
-};
 
-Data& data(Context& ctx) {
-  static std::unique_ptr<Data> d;
-  if (d) return *d;
-  d = std::make_unique<Data>();
-  d->n = static_cast<std::size_t>(ctx.size());
-  const std::vector<std::uint32_t> host = pipeline_input(d->n);
-  d->expected = pipeline_reference(host);
-  d->in = DeviceBuffer<std::uint32_t>(d->n);
-  d->out = DeviceBuffer<std::uint32_t>(d->n);
-  d->in.upload(host);
-  return *d;
-}
+  explicit Data(std::size_t elements) : n(elements) {
+    const std::vector<std::uint32_t> host = pipeline_input(n);
+    expected = pipeline_reference(host);
+    in = DeviceBuffer<std::uint32_t>(n);
+    out = DeviceBuffer<std::uint32_t>(n);
+    in.upload(host);
+  }
+};
 
 // One row per occupancy: poisoned output, one launch compared with the CPU, then timed.
 void run_variant(Context& ctx, int stages) {
-  Data& d = data(ctx);
+  Data& d = ctx.state<Data>(static_cast<std::size_t>(ctx.size()));
   if (stages > 0 && ctx.device().cc_major < 8)
     ctx.note("no cp.async below compute capability 8.0: cuda::memcpy_async is an ordinary load and store here, "
              "so the async rows measure the pipeline's bookkeeping, not an asynchronous copy.");
@@ -170,8 +156,8 @@ Demo make_demo() {
   d.quick_size = 100003;  // odd: a short last tile and tail words, and small for the sanitizers
   d.max_size = [](const DeviceInfo& dev) { return std::uint64_t{16} * 8 * dev.l2_bytes / sizeof(std::uint32_t); };
   d.max_size_reason = "16x the default: the CPU builds, filters and compares every word";
-  // Input and output, and the copy ceiling's two buffers of 8x L2.
-  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 1.2e9; };
+  // Input and output; every row is set against the copy ceiling.
+  d.device_bytes = [](std::uint64_t n) { return DemoMemory::with_default_ceiling(8.0 * static_cast<double>(n)); };
   d.cold_by_default = false;  // the array is 8x L2: nothing stays in it from one launch to the next
   d.warmup_ms = 20.0;
   return d;

@@ -1,19 +1,11 @@
-// bank_conflicts: how the time of a shared-memory load scales with its conflict degree.
+// bank_conflicts: how does the time of a shared-memory load scale with its conflict degree?
 //
-// Shows: a warp reading shared memory with lane l at element l * stride, stride 1..32, for 4-, 8- and
-// 16-byte elements; then all lanes at one address (broadcast), a random permutation of 32 consecutive
-// elements, 32 random elements, column 0 of a tile padded to 33 elements per row, and a column of a
-// 32-wide tile stored with an XOR swizzle. The kernel (kernels/lane_pattern.cuh) is bound by shared
-// memory: every thread makes 16 independent loads per round for --size loads in all, on 4 blocks of 256
-// threads per SM. Beside each time: the access model's wavefronts per request, the conflict-free
-// minimum for the width (1, 2 or 4: 8-byte loads are served a half-warp and 16-byte loads a quarter-warp
-// per wavefront) and the conflict degree (their ratio). Shared memory serves one wavefront per clock per
-// SM, so the time of a pattern is a small fixed cost plus a part proportional to its wavefronts: a
-// stride-s pattern of 4-byte words is gcd(s, 32)-way conflicted, and odd strides are conflict-free. An 8-
-// or 16-byte broadcast takes 1 or 2 wavefronts, half the minimum for the width: lanes loading one address
-// pair up, and the hardware returns one pair's registers at once (common/access_model.hpp).
-// Every point is verified (per-thread sums of the loaded words vs the CPU reference) before it is timed.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Shared memory serves one wavefront per clock per SM, so a pattern's time should be a small fixed cost
+// plus a part proportional to its wavefronts: a stride of s 4-byte words is gcd(s, 32)-way conflicted, odd
+// strides are free, and 8- and 16-byte loads are served a half- or quarter-warp per wavefront. The kernel is
+// bound by shared memory (16 independent loads per thread per round) so the wavefronts show in the time; the
+// access model's count sits beside each row, and each point is verified (per-thread sums) before it is timed.
+//
 // Run: build/bin/bank_conflicts [--variant width4] [--size LOADS_PER_THREAD] [--csv out.csv]
 #include <cmath>
 #include <string>

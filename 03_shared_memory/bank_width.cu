@@ -1,22 +1,12 @@
-// bank_width: the legacy bank-size configuration API, and the rules for 8- and 16-byte accesses, measured.
+// bank_width: what became of the 8-byte bank mode, and how are 8- and 16-byte accesses served now?
 //
-// Shows: (1) cudaDeviceGetSharedMemConfig / cudaDeviceSetSharedMemConfig, the Kepler-era API that
-// switched shared memory between 4-byte and 8-byte banks. Both are deprecated but still declared in
-// current toolkits (compiled here with the deprecation warning silenced for those two calls only). On
-// every GPU since Maxwell the banks are 4 bytes wide and fixed: the query says 4 bytes, and asking for
-// 8 bytes succeeds and changes nothing (the query still says 4). (2) What replaced the 8-byte mode: wide
-// loads are split by the hardware. An 8-byte load is served a half-warp (16 lanes, 128 bytes) per
-// wavefront and a 16-byte load a quarter-warp (8 lanes) per wavefront, and conflicts count only inside
-// those groups. Rows (same kernel as bank_conflicts, verified before timing):
-//   w4  stride 1       1 wavefront                 w4 stride 2 (a float2's .x)      2 (2-way)
-//   w8  stride 1       2 (lanes 0 and 16 share banks but sit in different half-warps)
-//   w8  halves_mixed   the same 32 elements, but each half-warp gets elements i and i+16: 2-way, 4
-//   w8  stride 2       4      w8 stride 16  32      w8 broadcast   1 (lanes loading one address pair
-//                                                                     up: a whole warp per wavefront)
-//   w16 stride 1       4      w16 stride 2   8
-// A conflict-free wavefront moves 128 bytes whatever the width, so wide loads save instructions, not
-// bandwidth.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// cudaDeviceSetSharedMemConfig switched Kepler's banks between 4 and 8 bytes. On every GPU since Maxwell the
+// banks are 4 bytes and fixed: asking for 8 succeeds and changes nothing (the deprecated calls are compiled
+// with their warning silenced for those two lines). What replaced the mode is in the hardware: an 8-byte load
+// is served a half-warp per wavefront and a 16-byte load a quarter-warp, and conflicts count only inside
+// those groups. A conflict-free wavefront moves 128 bytes whatever the width: wide loads save instructions,
+// not bandwidth.
+//
 // Run: build/bin/bank_width [--size LOADS_PER_THREAD] [--csv out.csv]
 #include <cuda_runtime.h>
 

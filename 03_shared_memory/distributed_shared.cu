@@ -1,28 +1,15 @@
-// distributed_shared: thread-block clusters and distributed shared memory (compute capability 9.0+).
+// distributed_shared: what does reaching another block's shared memory across a cluster cost, and what does
+// it make possible (compute capability 9.0+)?
 //
-// The blocks of a cluster can address each other's shared memory (cluster.map_shared_rank). Shows:
-//   latency            one thread follows a random ring of 8192 byte offsets (a single cycle through every
-//                      word, in random order, so no access predicts the next) in its own shared memory (own:
-//                      LDS), in its own through map_shared_rank (own_mapped: the generic path, no network)
-//                      and in the shared memory of cluster rank 1 (neighbour: across the SM-to-SM network).
-//                      cycles_per_hop: clock64() around the timed hops (SM cycles, clock-independent);
-//                      ns_per_hop: event time / hops (includes the launch and the copy of the ring)
-//   bandwidth          every thread of a full GPU streams 16-byte loads from its block's 32 KiB buffer or
-//                      from its neighbour's (rank + 1 in the cluster), clusters of 1, 2, 4, 8 and 16 blocks
-//                      (16 is non-portable: skipped, with the reason, where the GPU cannot form it)
-//   histogram_global   every key is one atomicAdd on the histogram in global memory (L2 atomics)
-//   histogram_block    the whole histogram in one block's shared memory, then added to the output (only
-//                      where its bins fit in one block: 32768 bins = 128 KiB, one block per SM)
-//   histogram_cluster  the bins split over the blocks of a cluster of 2, 4 or 8, each block owning
-//                      bins / cluster of them: 65536 bins (256 KiB, more than one block can hold) stay on chip
-// The histograms count random 32-bit keys (a hash of the index; default 8x L2 of them) into 32768 and 65536
-// bins and are compared with the CPU's counts exactly; the chases end where the CPU walk of the same ring
-// ends; every read thread's sum equals the closed form. Bandwidth = bytes read from shared memory (GB = 1e9).
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// map_shared_rank lets the blocks of a cluster address each other's shared memory over the SM-to-SM network:
+// slower than a block's own, still on chip. A dependent chase measures its latency, a full-GPU stream its
+// bandwidth at cluster sizes 1 to 16 (16 only where the GPU can form it). The payoff is capacity: a histogram
+// of 65536 bins (256 KiB, more than one block holds) split over a cluster stays on chip, where the
+// alternative is atomics in L2. Every count is compared exactly with the CPU's.
+//
 // Run: build/bin/distributed_shared [--size KEYS] [--hops H] [--passes P] [--csv out.csv]
 #include <algorithm>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -149,33 +136,27 @@ void bandwidth(Context& ctx) {
            "block itself, reached through map_shared_rank.");
 }
 
-// The keys (generated on the device) and the CPU's counts, made once per process for all three variants.
+// The keys (generated on the device) and the CPU's counts, made once per run for all three variants.
 struct Keys {
   std::size_t n = 0;
   DeviceBuffer<std::uint32_t> keys;
   DeviceBuffer<std::uint32_t> out;
   std::map<std::uint32_t, std::vector<std::uint32_t>> expected;  // bins -> counts
   std::map<std::uint32_t, double> global_ms;                     // bins -> histogram_global's time
-};
 
-Keys& keys(Context& ctx) {
-  static std::unique_ptr<Keys> k;
-  if (k) return *k;
-  k = std::make_unique<Keys>();
-  k->n = static_cast<std::size_t>(ctx.size());
-  k->keys = DeviceBuffer<std::uint32_t>(k->n);
-  launch_fill_histogram_keys(k->keys.data(), k->n, ctx.stream());
-  CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
-  const std::uint32_t most = *std::max_element(std::begin(kBinCounts), std::end(kBinCounts));
-  k->out = DeviceBuffer<std::uint32_t>(most);
-  const auto fine = histogram_reference(k->n, most);
-  for (std::uint32_t bins : kBinCounts) k->expected[bins] = fold_histogram(fine, bins);
-  return *k;
-}
+  explicit Keys(const Context& ctx) : n(static_cast<std::size_t>(ctx.size())), keys(n) {
+    launch_fill_histogram_keys(keys.data(), n, ctx.stream());
+    CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+    const std::uint32_t most = *std::max_element(std::begin(kBinCounts), std::end(kBinCounts));
+    out = DeviceBuffer<std::uint32_t>(most);
+    const auto fine = histogram_reference(n, most);
+    for (std::uint32_t bins : kBinCounts) expected[bins] = fold_histogram(fine, bins);
+  }
+};
 
 // One histogram row: verified against the CPU counts, then timed (keys read + bins written, GB = 1e9).
 void histogram_row(Context& ctx, const HistogramLaunch& h, const std::string& params) {
-  Keys& k = keys(ctx);
+  Keys& k = ctx.state<Keys>(ctx);
   const std::uint32_t bins = 1u << h.bins_log2;
   const auto& expected = k.expected.at(bins);
   const double bytes = static_cast<double>(k.n) * sizeof(std::uint32_t) + bins * sizeof(std::uint32_t);
@@ -309,8 +290,8 @@ Demo make_demo() {
       {"histogram_cluster", "the bins split over a cluster of 2, 4 or 8 blocks", histogram_cluster},
   };
   d.claims = claims();
-  d.extras = {{"hops", "dependent loads per chase (1000 with --quick)", "20000", true},
-              {"passes", "passes of each read thread over its 8 16-byte loads (4 with --quick)", "256", true}};
+  d.extras = {ExtraOption::size("hops", "dependent loads per chase (1000 with --quick)", 20000),
+              ExtraOption::size("passes", "passes of each read thread over its 8 16-byte loads (4 with --quick)", 256)};
   d.check_options = [](Context& ctx) { (void)hops_option(ctx), (void)passes_option(ctx); };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(std::uint32_t); };
   d.quick_size = std::uint64_t{1} << 20;

@@ -1,29 +1,12 @@
-// reduce_integer: the book's reduction ladder, a fast kernel, and CUB, against the copy ceiling.
+// reduce_integer: what makes a reduction fast: how it adds, or how it loads?
 //
-// Shows: the sum of n unsigned integers (values 0..255, so every total is exact; 64-bit totals) computed
-// by each rung of the book's ladder and by two baselines from CUB (shipped with the toolkit):
-//   gmem_neighbored    in place in global memory, pairs (2i, 2i+stride): divergent, 8 barriers (ch.3)
-//   gmem_interleaved   in place in global memory, pairs (i, i+stride); last warp folded with __syncwarp
-//   smem               the interleaved tree in shared memory: global memory read once, never written
-//   smem_unroll4       each block adds four blocks' worth while loading: 4 loads in flight, 1/4 the blocks
-//   smem_unroll4_dyn   the same with dynamic shared memory (same code otherwise: same time)
-//   shfl               warp shuffles (__shfl_xor_sync, full mask) instead of the shared-memory tree
-//   vec4_shfl          the fast one: 16-byte loads, 4 in flight per thread, grid-stride over one wave of
-//                      blocks sized to this GPU, 64-bit accumulators, shuffles, one atomicAdd per block
-//   vec4_cub_block     the same loads with cub::BlockReduce for the block-wide step
-//   cub_device_reduce  cub::DeviceReduce::Sum (two kernels, writes the total)
-// Every launch computes the complete total from scratch (the atomic rungs zero it first, inside the timed
-// launch). Bandwidth = n * 4 bytes (input read once) / time; vs_ceiling = that / the copy ceiling measured
-// in this run (ctx.copy_ceiling().best(): cudaMemcpy D2D or the suite's copy kernel, read + write bytes);
-// vs_cub = that / cub_device_reduce's. The in-place rungs reduce a zero-padded scratch copy of the input
-// (restored before the verified launch; the timed launches reduce whatever the previous launch left,
-// which is the same work). Every total is checked against the CPU sum before it is timed.
-// A reduction is bound by how fast it reads its input: the rungs speed up when they change how they load
-// (once instead of in place, four loads in flight, 16-byte loads), not when they change how they add (a
-// shared-memory tree or warp shuffles take the same time on the same loads).
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// A reduction reads its input once and does almost nothing else, so it is bound by how fast it loads. The
+// rungs of the book's ladder speed up when they change how they load (once instead of in place, four loads
+// in flight, 16-byte loads), not when they change how they add (a shared-memory tree or warp shuffles take
+// the same time on the same loads). So every rung is set against this run's copy ceiling and against CUB.
+// Values 0..255 with 64-bit totals make every sum exact; each is checked against the CPU before it is timed.
+//
 // Run: build/bin/reduce_integer [--size N] [--variant vec4_shfl] [--csv out.csv]
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,29 +20,26 @@ namespace {
 using namespace cml;
 using namespace cml::ch03;
 
+// The run's input, its CPU sum and the kernels' outputs, made by its first variant.
 struct Buffers {
   std::size_t n = 0;
   Sum expected = 0;
   DeviceBuffer<unsigned> in;
   DeviceBuffer<unsigned> scratch;  // for the in-place rungs, zero-padded to whole blocks
   DeviceBuffer<Sum> total;
+
+  explicit Buffers(const Context& ctx) : n(static_cast<std::size_t>(ctx.size())) {
+    const auto host = reduce_input(n);
+    expected = reduce_cpu(host);
+    in = DeviceBuffer<unsigned>(n);
+    in.upload(host);
+    scratch = DeviceBuffer<unsigned>(inplace_scratch_elems(n));
+    scratch.fill_bytes(0, ctx.stream());
+    total = DeviceBuffer<Sum>(1);
+  }
 };
 
-Buffers& buffers(Context& ctx) {
-  static std::unique_ptr<Buffers> b;
-  if (!b || b->n != ctx.size()) {
-    b = std::make_unique<Buffers>();
-    b->n = static_cast<std::size_t>(ctx.size());
-    const auto host = reduce_input(b->n);
-    b->expected = reduce_cpu(host);
-    b->in = DeviceBuffer<unsigned>(b->n);
-    b->in.upload(host);
-    b->scratch = DeviceBuffer<unsigned>(inplace_scratch_elems(b->n));
-    b->scratch.fill_bytes(0, ctx.stream());
-    b->total = DeviceBuffer<Sum>(1);
-  }
-  return *b;
-}
+Buffers& buffers(Context& ctx) { return ctx.state<Buffers>(ctx); }
 
 VerifyResult check_total(const Buffers& b) {
   Sum got = 0;
@@ -67,35 +47,31 @@ VerifyResult check_total(const Buffers& b) {
   return compare_value(got, b.expected, "total");
 }
 
-// cub::DeviceReduce::Sum, verified and timed once per process: the vs_cub reference of every row.
+// cub::DeviceReduce::Sum, verified and timed once per run: the vs_cub reference of every row.
 struct CubBaseline {
   bool ok = false;
   Timing timing;
   double gb_per_s = 0.0;
-};
 
-const CubBaseline& cub_baseline(Context& ctx) {
-  static std::unique_ptr<CubBaseline> c;
-  if (c) return *c;
-  c = std::make_unique<CubBaseline>();
-  Buffers& b = buffers(ctx);
-  CubDeviceSum cub(b.in.data(), b.total.data(), b.n);
-  const auto launch = [&](cudaStream_t s) { cub.launch(s); };
-  b.total.poison(ctx.stream());
-  launch(ctx.stream());
-  CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
-  c->ok = ctx.check(check_total(b), "cub::DeviceReduce::Sum");
-  if (c->ok) {
-    c->timing = ctx.time(launch);
-    c->gb_per_s = gb_per_s(static_cast<double>(b.n) * sizeof(unsigned), c->timing.stats.median);
+  explicit CubBaseline(Context& ctx) {
+    Buffers& b = buffers(ctx);
+    CubDeviceSum cub(b.in.data(), b.total.data(), b.n);
+    const auto launch = [&](cudaStream_t s) { cub.launch(s); };
+    b.total.poison(ctx.stream());
+    launch(ctx.stream());
+    CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+    ok = ctx.check(check_total(b), "cub::DeviceReduce::Sum");
+    if (ok) {
+      timing = ctx.time(launch);
+      gb_per_s = cml::gb_per_s(static_cast<double>(b.n) * sizeof(unsigned), timing.stats.median);
+    }
   }
-  return *c;
-}
+};
 
 void add_ratios(Context& ctx, Row& row) {
   if (!row.verified) return;
   row.set("vs_ceiling", row.gb_per_s / ctx.copy_ceiling().best());
-  const CubBaseline& cub = cub_baseline(ctx);
+  const CubBaseline& cub = ctx.state<CubBaseline>(ctx);
   if (cub.ok) row.set("vs_cub", row.gb_per_s / cub.gb_per_s);
 }
 
@@ -126,7 +102,7 @@ void in_place_rung(Context& ctx, InPlaceLaunch launch) {
 }
 
 void cub_device_reduce(Context& ctx) {
-  const CubBaseline& cub = cub_baseline(ctx);
+  const CubBaseline& cub = ctx.state<CubBaseline>(ctx);
   const Buffers& b = buffers(ctx);
   if (!cub.ok) {
     ctx.add_row("", b.n, false);
@@ -194,8 +170,8 @@ Demo make_demo() {
   d.quick_size = 65539;  // odd (tails exercised in the smoke run too) and small: racecheck is slow
   d.max_size = [](const DeviceInfo& dev) { return std::uint64_t{64} * 8 * dev.l2_bytes / sizeof(unsigned); };
   d.max_size_reason = "64x the default: the host builds the whole input and sums it on the CPU";
-  // Input + scratch, the copy ceiling's two buffers of 8x L2 and the L2 flush buffer (about 1 GB at most).
-  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 1.2e9; };
+  // Input and scratch; every row is set against the copy ceiling.
+  d.device_bytes = [](std::uint64_t n) { return DemoMemory::with_default_ceiling(8.0 * static_cast<double>(n)); };
   d.warmup_ms = 30.0;
   return d;
 }

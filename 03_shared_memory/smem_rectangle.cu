@@ -1,19 +1,11 @@
-// smem_rectangle: a 32x16 block and a rectangular shared tile: the index remapping and the padding it needs.
+// smem_rectangle: what changes when the shared tile is not square?
 //
-// Shows: with a rectangular tile, "read the column" is no longer tile[tx][ty]. To read the 16 x 32 tile
-// back as its 32 x 16 transpose, thread idx = ty*32 + tx reads tile[icol][irow] with irow = idx / 16 and
-// icol = idx % 16 (the book's checkSmemRectangle). Rows printed for a static tile and a dynamic one:
-//   row_row  tile[16][32]: lanes along a row                                  1 wavefront
-//   col_col  tile[32][16] written and read as tile[tx][ty]: pitch 16 puts the 32 lanes in 2 banks:  16;
-//            one word of padding (pitch 17) makes it conflict-free                                   1
-//   row_col  the remapped transpose read: a warp reads 2 tile columns (irow = 2ty, 2ty+1), 16 words
-//            each, pitch 32: 2 banks, 16 wavefronts; pad 1 (pitch 33) still leaves 2-way conflicts (the
-//            two columns overlap in 15 banks); pad 2 (pitch 34) sends one column to even banks and the
-//            other to odd ones: 1 wavefront. The rectangle needs 2 words of padding, the square only 1.
-// The measured ratios stay below the wavefront ratios: the barriers and the loop are a fixed cost per
-// round, and the 2 wavefronts of pad 1 hide under it. The dynamic allocations are sized for their pads.
-// Every output is checked against the CPU reference (identity or the 32 x 16 transpose) before it is timed.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// With a 16 x 32 tile, "read the column" is no longer tile[tx][ty]: reading it back as its transpose needs
+// the book's index remapping, and then a warp reads two tile columns at once. One word of padding, enough
+// for a square tile, still leaves those two columns sharing banks; two words send one column to even banks
+// and the other to odd ones. The access model's wavefronts sit beside each time; the measured ratios stay
+// below them because the barriers and the loop are a fixed cost per round.
+//
 // Run: build/bin/smem_rectangle [--size BLOCKS] [--rounds N] [--csv out.csv]
 #include <algorithm>
 #include <climits>
@@ -111,7 +103,7 @@ Demo make_demo() {
               return std::max(over_variants(r, "col_col pad=1", false), over_variants(r, "row_col pad=2", false));
             }},
   };
-  d.extras = {{"rounds", "write/barrier/read/barrier rounds per block (2 with --quick)", "256", true}};
+  d.extras = {rounds_option()};
   d.check_options = [](Context& ctx) { (void)tile_rounds(ctx, kBlocksPerSm); };
   d.default_size = [](const DeviceInfo& dev) { return kBlocksPerSm * static_cast<std::uint64_t>(dev.sm_count); };
   d.quick_size = 2;

@@ -1,18 +1,11 @@
-// smem_square: a 32x32 block writing and reading a 32x32 shared-memory tile row-wise and column-wise.
+// smem_square: what does walking a shared tile by column cost, and what does one word of padding buy?
 //
-// Shows: the four write/read orders (row/row, col/col, row/col, col/row) on a static
-// `__shared__ unsigned tile[32][32]`, on the same tile allocated dynamically (`extern __shared__`, 1-D
-// index computed by hand), and on both with one word of padding per row (tile[32][33]; the dynamic
-// allocation is sized for the pad: 32 * 33 * 4 bytes). "Row" = the 32 lanes of a warp walk along a tile
-// row (32 consecutive words, 32 banks); "col" = they walk down a column (pitch 32 words: every lane in
-// the same bank). The access model's wavefronts per request are printed beside each time: per round a
-// warp needs 1+1 wavefronts (row/row), 1+32 (row/col, col/row) or 32+32 (col/col) without the pad, 1+1
-// in every order with it. The measured ratios stay below the wavefront ratios because the barriers and
-// the loop are a fixed cost per round. Static and dynamic tiles compile to the same accesses.
-// Each block is a copy of the book's single block and repeats write / barrier / read / barrier `--rounds`
-// times, so the time is the access pattern's, not the launch's. Every output is checked against the CPU
-// reference (identity for row/row and col/col, the transpose for the mixed orders) before it is timed.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// A warp walking a row of a 32 x 32 tile touches 32 banks; walking a column (pitch 32 words) puts every lane
+// in one bank: 32 wavefronts instead of 1. One word of padding per row (pitch 33) spreads a column over all
+// banks. Static and dynamic tiles compile to the same accesses. Each block repeats write / barrier / read /
+// barrier --rounds times so the time is the pattern's, not the launch's; the measured ratios stay below the
+// wavefront ratios because the barriers and the loop are a fixed cost per round.
+//
 // Run: build/bin/smem_square [--size BLOCKS] [--rounds N] [--csv out.csv]
 #include <climits>
 #include <cmath>
@@ -139,7 +132,7 @@ Demo make_demo() {
               return max_of(v);
             }},
   };
-  d.extras = {{"rounds", "write/barrier/read/barrier rounds per block (2 with --quick)", "256", true}};
+  d.extras = {rounds_option()};
   d.check_options = [](Context& ctx) { (void)tile_rounds(ctx, kBlocksPerSm); };
   d.default_size = [](const DeviceInfo& dev) { return kBlocksPerSm * static_cast<std::uint64_t>(dev.sm_count); };
   d.quick_size = 2;

@@ -1,22 +1,11 @@
-// sync_fences: __syncthreads semantics and the "last block finishes the job" pattern with fences.
+// sync_fences: what does __syncthreads guarantee, and what does "the last block finishes the job" need?
 //
-// Shows:
-//   barrier_segment_reverse  a block reuses one shared tile in a grid-stride loop: two barriers per tile
-//                            (read-after-write, then write-after-read); tail tests guard the accesses,
-//                            never the barrier, and the input length is not a multiple of the block
-//   barrier_vote             __syncthreads_count / _and / _or: a barrier that also combines a predicate
-//   last_block_threadfence   a one-kernel sum: each block stores its partial, __threadfence(), takes a
-//                            ticket with atomicAdd; the block with the last ticket adds the partials and
-//                            resets the counter. Launched --runs times back to back (partials poisoned
-//                            before each launch, each launch writing its own result slot), then every
-//                            result is checked
-//   last_block_atomic_ref    the same with cuda::atomic_ref fetch_add(memory_order_acq_rel) as the ticket
-// Not shipped, explained instead (kernels/sync.cuh and the chapter README): a barrier inside divergent code
-// (undefined behaviour, reported by synccheck) and the last-block kernel without the fence (a race on
-// global memory that gives a wrong sum now and then; racecheck only sees shared memory, so it would not
-// even be reported). Every demo here is clean under memcheck, racecheck and synccheck. Passing runs cannot
-// prove a fence is there: without it the failure is rare and timing-dependent.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// A block that reuses one shared tile needs two barriers per tile, and a tail test must guard the accesses,
+// never the barrier. The last-block pattern needs a fence (or an acq_rel atomic) between storing a partial
+// and taking the ticket: without one the sum is wrong now and then, and no tool reports it, since racecheck
+// sees only shared memory. Passing runs cannot prove the fence is there, so the broken kernels are explained
+// in the chapter, not shipped; every kernel here is clean under memcheck, racecheck and synccheck.
+//
 // Run: build/bin/sync_fences [--size N] [--runs R] [--csv out.csv]
 #include <string>
 #include <vector>
@@ -163,8 +152,7 @@ Demo make_demo() {
                      r.only_value("last_block_threadfence", "median_ms");
             }},
   };
-  d.extras = {{"runs", "back-to-back launches of each last-block variant (20 with --quick)", "1000",
-               true}};
+  d.extras = {ExtraOption::size("runs", "back-to-back launches of each last-block variant (20 with --quick)", 1000)};
   d.check_options = [](Context& ctx) { (void)runs_option(ctx); };
   d.default_size = [](const DeviceInfo&) { return kDefaultSize; };
   d.quick_size = 100003;

@@ -13,6 +13,11 @@ namespace cml::ch03 {
 inline constexpr std::uint64_t kDefaultRounds = 256;
 inline constexpr std::uint64_t kMaxFactor = 64;
 
+// The --rounds option, declared beside its parser below.
+inline ExtraOption rounds_option() {
+  return ExtraOption::size("rounds", "write/barrier/read/barrier rounds per block (2 with --quick)", kDefaultRounds);
+}
+
 // The --rounds of this run (2 with --quick), checked against the caps of a demo whose default --size is
 // `blocks_per_sm` blocks per SM. Too many is a CliError, which the harness reports in one line.
 inline int tile_rounds(Context& ctx, std::uint64_t blocks_per_sm) {

@@ -1,21 +1,13 @@
-// tma_copy: copying device memory with the Tensor Memory Accelerator (compute capability 9.0 and newer).
+// tma_copy: can the Tensor Memory Accelerator copy device memory at the ceiling with one thread per block
+// (compute capability 9.0+)?
 //
-// Shows: one thread per block (one block per SM) drives a ring of shared-memory stages: a bulk load
-// (cp.async.bulk) fills a stage, an mbarrier says when its bytes have landed, a bulk store sends it out, and
-// the stage is refilled with the next request, taken by ticket from a counter in global memory. No thread
-// touches the data. The 1D bulk copies sweep the request size from 256 bytes to 32 KiB with the same 64 KiB
-// of ring per block, so only the number of requests and stages changes; bulk_16k_static splits the
-// requests among the blocks in advance instead; tensor_64x64 moves 64 x 64 boxes of the buffer seen as a
-// matrix, through tensor maps; cp_async_16k is bulk_16k's ring without the TMA (the block's threads stage
-// each request with cp.async); bulk_16k_grid has no ring at all: one request per block, a grid of as many
-// blocks as requests, at most 3 of them on an SM at once (bulk_16k_grid_full: as many as fit).
-// cudaMemcpy D2D and the suite's float4 copy kernel run in the same process as the baselines.
-// Bandwidth = bytes read + written / median time (GB = 1e9), buffers of 8x L2 by default, random data,
-// every output compared bit-exactly with the input before it is timed.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// With the TMA no thread touches the data: one thread per block keeps a ring of shared-memory stages busy
+// with bulk loads and stores, each stage's arrival signalled by an mbarrier. The request size sweeps from
+// 256 bytes to 32 KiB over the same 64 KiB of ring, so only the number of requests in flight changes;
+// tensor-map boxes, cp.async staging and one request per block show what the ring is worth. cudaMemcpy D2D
+// and the float4 copy kernel are the baselines; every output is compared bit for bit with the input.
 //
-// Run: build/bin/tma_copy                  (8x L2 per buffer)
-//      build/bin/tma_copy --variant bulk_256 --variant bulk_16k
+// Run: build/bin/tma_copy [--variant bulk_256 --variant bulk_16k]
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -173,7 +165,10 @@ Demo make_demo() {
   };
   d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
   d.quick_size = (std::uint64_t{1} << 20) + 3;  // 4 MB, a tail of 12 bytes below one bulk copy
-  d.device_bytes = [](std::uint64_t n) { return 2.0 * static_cast<double>(n) * sizeof(float) + 64e6; };
+  d.device_bytes = [](std::uint64_t n) {
+    const double buffer = static_cast<double>(n) * sizeof(float);
+    return DemoMemory::with_ceiling(2.0 * buffer, buffer);  // measure_copy: the ceiling at the same size
+  };
   d.waive_reason = [](const DeviceInfo& dev) { return tma_unsupported(dev.cc_major, dev.cc_minor); };
   return d;
 }

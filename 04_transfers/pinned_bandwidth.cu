@@ -1,24 +1,12 @@
-// pinned_bandwidth: host<->device copy bandwidth from pageable memory and from every kind of pinned memory.
+// pinned_bandwidth: why do copies from pinned memory run at the link's speed, and what does pinning cost?
 //
-// Shows: H2D and D2H copies over a size sweep (4 KB ... 1 GB, x4 steps) from malloc'd (pageable) memory,
-// cudaMallocHost, cudaHostAlloc (default, Portable, WriteCombined) and a malloc'd buffer page-locked with
-// cudaHostRegister; what allocating or registering pinned memory costs; the PCIe link the GPU reports.
-// Pinned copies are cudaMemcpyAsync timed with events (warm, back-to-back: small sizes are batched, so
-// their figure is the per-copy cost in a stream of copies). Pageable copies are timed with the host clock
-// around a synchronous cudaMemcpy plus a device synchronize, because the driver stages them through its
-// own pinned buffer on the CPU and an H2D cudaMemcpy may return before the last DMA lands.
-// Bytes: the payload, counted ONCE (a transfer reads host memory and writes device memory, or the reverse;
-// every transfer tool counts it once). GB = 1e9. Every size is verified bit-exact before it is timed
-// (H2D: checked on the device; D2H: the host buffer is poisoned, filled by the copy, copied back into a
-// poisoned device buffer and checked there, so write-combined memory is never read by the CPU).
-// A pinned copy is a DMA the copy engine runs straight from the page-locked buffer, so its speed is the link's;
-// a pageable copy first goes through the CPU (a memcpy into the driver's staging buffer), which the CPU's
-// memory bandwidth and the OS limit. Small copies are set by the per-copy cost, large ones by the link.
-// Pinning has its own cost: cudaMallocHost allocates, maps and locks every page; cudaHostRegister locks the
-// pages of a buffer that already exists (here: already touched), so it skips the allocation. malloc + first
-// touch is the pageable equivalent; at small sizes the allocator may hand back pages it already holds, so only
-// its larger sizes include the page faults.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// A pinned copy is a DMA the copy engine runs straight from page-locked memory; a pageable copy first goes
+// through the CPU into the driver's staging buffer, so the CPU's memory and the OS limit it (and an H2D
+// cudaMemcpy may return early: those rows are host-timed up to a device synchronize). Small copies are set
+// by the per-copy cost, large ones by the link. Pinning has its own cost, which allocation and
+// cudaHostRegister rows show. Bytes are the payload, counted once; write-combined memory is never read by
+// the CPU, even to verify it.
+//
 // Run: build/bin/pinned_bandwidth [--size 1G] [--variant malloc_host] [--csv pinned.csv]
 #include <unistd.h>
 
@@ -26,7 +14,6 @@
 #include <cstring>
 #include <functional>
 #include <iterator>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,14 +62,16 @@ TimingOptions options_for(const Context& ctx, std::uint64_t bytes) {
 
 // ---- PCIe link ----------------------------------------------------------------------------------------
 
-const PcieLink& pcie_link(Context& ctx) {
-  static std::optional<PcieLink> link;
-  if (!link) {
+// The link as this run's copies find it, read once per run.
+constexpr std::size_t kLinkWarmupWords = std::size_t{4} << 20;
+struct RunLink {
+  PcieLink link;
+
+  explicit RunLink(Context& ctx) {
     // An idle GPU drops its link to a low speed to save power; a burst of copies brings it back up, so
     // the speed read right after is the one the copies run at.
-    const std::size_t words = std::size_t{4} << 20;
-    PinnedBuffer<std::uint32_t> h(words);
-    DeviceBuffer<std::uint32_t> d(words);
+    PinnedBuffer<std::uint32_t> h(kLinkWarmupWords);
+    DeviceBuffer<std::uint32_t> d(kLinkWarmupWords);
     for (int i = 0; i < 8; ++i)
       CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), h.bytes(), cudaMemcpyHostToDevice, ctx.stream()));
     CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
@@ -90,8 +79,9 @@ const PcieLink& pcie_link(Context& ctx) {
     CUDA_CHECK(cudaDeviceGetPCIBusId(id, sizeof id, ctx.device().ordinal));
     link = read_pcie_link(sysfs_bus_id(id));
   }
-  return *link;
-}
+};
+
+const PcieLink& pcie_link(Context& ctx) { return ctx.state<RunLink>(ctx).link; }
 
 void pcie_link_info(Context& ctx) {
   const PcieLink& l = pcie_link(ctx);
@@ -436,7 +426,7 @@ Demo make_demo() {
       throw CliError("--size: at most 4G and 1/8 of host memory (one pinned buffer of that size per variant), got " +
                      std::to_string(bytes));
     // The copy's device buffer, the check buffer, the link warm-up buffer.
-    return 2.0 * static_cast<double>(bytes) + 64e6;
+    return 2.0 * static_cast<double>(bytes) + kLinkWarmupWords * sizeof(std::uint32_t);
   };
   return d;
 }

@@ -1,26 +1,15 @@
-// stream_overlap: hiding host<->device transfers behind a kernel with streams (Best Practices Guide 9.1.2).
+// stream_overlap: how much of the host<->device transfer can streams hide behind a kernel (Best Practices
+// 9.1.2)?
 //
-// Shows: copy in -> kernel -> copy out done sequentially in one stream, then staged: the data split into
-// n = 1..8 chunks, each chunk's H2D, kernel and D2H issued in its own stream, so the H2D of one chunk, the
-// kernel of another and the D2H of a third run at the same time (the GPU's copy engines, asyncEngineCount,
-// serve the two directions). The kernel is a chain of integer multiply-adds per word whose length is
-// calibrated at start-up so that the kernel takes about as long as both transfers together (5 % longer,
-// which puts both models below on the same branch). Each staged row prints the Best Practices model,
-// total ~= tE + tT/n when tE > tT (else tT + tE/n), computed from the measured sequential components
-// tE = kernel and tT = H2D + D2H; and the three-stage pipeline model for two copy engines.
-// Timing: events, warm (the transfers do not depend on L2), median. Host buffers are pinned (required for
-// asynchronous copies). Bytes on copy and pipeline rows: PCIe payload (H2D + D2H), counted once per
-// direction; on the kernel row: read + written. Every row's output is verified bit-exact (the reference
-// computes the whole chain per word in closed form).
-// With one stream nothing overlaps (n = 1 is the sequential time); with n chunks only the first chunk's copy
-// in and the last chunk's copy out cannot hide behind a kernel, which is what the model's tT/n term says.
-// --timeline FILE records one sequential and one staged run with CUDA events between the steps of every
-// chunk and writes them as a Chrome trace (timeline.hpp): the overlap, visible without Nsight Systems.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Split into n chunks, each with its own stream, one chunk's H2D, another's kernel and a third's D2H run at
+// once on the GPU's copy engines; only the first copy in and the last copy out stay exposed, the guide's tT/n
+// term. The kernel is calibrated to take about as long as both transfers, so the overlap is large enough to
+// see, and each staged row carries the model from the measured components. Host buffers are pinned, which
+// asynchronous copies require. --timeline writes the overlap as a Chrome trace, visible without Nsight Systems.
+//
 // Run: build/bin/stream_overlap [--size 64M] [--steps N] [--timeline overlap.json] [--csv overlap.csv]
 #include <algorithm>
 #include <array>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +54,9 @@ struct Overlap {
   int timeline_streams = 0;
   std::vector<std::uint32_t> expected;
   std::optional<Timing> h2d, kernel, d2h, sequential;
+
+  // Buffers, streams and events, the transfers timed and the kernel sized to them: once per run.
+  explicit Overlap(Context& ctx);
 };
 
 // ---- The launches ---------------------------------------------------------------------------------------
@@ -202,44 +194,38 @@ void check_options(Context& ctx) {
   }
 }
 
-Overlap* setup(Context& ctx) {
-  static std::unique_ptr<Overlap> o;
-  if (o) return o.get();
-  o = std::make_unique<Overlap>();
-  o->n = ctx.size();
-  const std::size_t bytes = o->n * sizeof(std::uint32_t);
+Overlap::Overlap(Context& ctx) : n(ctx.size()) {
+  const std::size_t bytes = n * sizeof(std::uint32_t);
   // [doc:pinned_host_buffers]
-  o->h_in = HostBuffer(HostKind::malloc_host, bytes);
-  o->h_out = HostBuffer(HostKind::malloc_host, bytes);
+  h_in = HostBuffer(HostKind::malloc_host, bytes);
+  h_out = HostBuffer(HostKind::malloc_host, bytes);
   // [/doc:pinned_host_buffers]
-  o->d_in = DeviceBuffer<std::uint32_t>(o->n);
-  o->d_out = DeviceBuffer<std::uint32_t>(o->n);
+  d_in = DeviceBuffer<std::uint32_t>(n);
+  d_out = DeviceBuffer<std::uint32_t>(n);
   for (int k = 0; k < kMaxStreams; ++k) {
-    o->streams.emplace_back(cudaStreamNonBlocking);
-    o->joins.emplace_back(cudaEventDisableTiming);
-    o->stream_handles.push_back(o->streams.back());
-    o->join_handles.push_back(o->joins.back());
+    streams.emplace_back(cudaStreamNonBlocking);
+    joins.emplace_back(cudaEventDisableTiming);
+    stream_handles.push_back(streams.back());
+    join_handles.push_back(joins.back());
   }
-  fill_pattern_host(o->h_in.words(), o->n, kSeed);
-  o->timeline_streams = timeline_streams_option(ctx);
+  fill_pattern_host(h_in.words(), n, kSeed);
+  timeline_streams = timeline_streams_option(ctx);
 
   // The transfers do not depend on the kernel: measure them first, then size the kernel to them.
-  o->h2d = measure_h2d(ctx, *o);
-  o->d2h = measure_d2h(ctx, *o);
-  if (const std::optional<std::uint32_t> steps = steps_option(ctx)) {
-    o->steps = *steps;
+  h2d = measure_h2d(ctx, *this);
+  d2h = measure_d2h(ctx, *this);
+  if (const std::optional<std::uint32_t> s = steps_option(ctx)) {
+    steps = *s;
   } else {
-    copy_in(*o, ctx.stream());
-    const double transfer_ms = o->h2d && o->d2h ? o->h2d->stats.median + o->d2h->stats.median : 1.0;
-    o->steps = calibrate_steps(ctx, *o, kKernelOverTransfer * transfer_ms);
+    copy_in(*this, ctx.stream());
+    const double transfer_ms = h2d && d2h ? h2d->stats.median + d2h->stats.median : 1.0;
+    steps = calibrate_steps(ctx, *this, kKernelOverTransfer * transfer_ms);
   }
-  o->expected.resize(o->n);
-  lcg_reference(o->h_in.words(), o->expected.data(), o->n, o->steps);
-  o->kernel = measure_kernel(ctx, *o);
-  ctx.note(fmt::format("kernel: {} multiply-adds per word; asyncEngineCount = {}{}", o->steps,
-                       ctx.device().async_engines,
+  expected.resize(n);
+  lcg_reference(h_in.words(), expected.data(), n, steps);
+  kernel = measure_kernel(ctx, *this);
+  ctx.note(fmt::format("kernel: {} multiply-adds per word; asyncEngineCount = {}{}", steps, ctx.device().async_engines,
                        ctx.device().async_engines < 2 ? " (H2D and D2H share one copy engine: they serialize)" : ""));
-  return o.get();
 }
 
 // ---- Timeline -------------------------------------------------------------------------------------------
@@ -314,7 +300,7 @@ Row& add_pipeline_row(Context& ctx, const std::string& params, const Timing& t, 
 }
 
 void sequential(Context& ctx) {
-  Overlap& o = *setup(ctx);
+  Overlap& o = ctx.state<Overlap>(ctx);
   const double bytes = static_cast<double>(o.n) * sizeof(std::uint32_t);
   struct Part {
     const char* params;
@@ -344,7 +330,7 @@ void sequential(Context& ctx) {
 }
 
 void staged(Context& ctx) {
-  Overlap& o = *setup(ctx);
+  Overlap& o = ctx.state<Overlap>(ctx);
   if (!o.sequential) o.sequential = measure_pipeline(ctx, o, 0);
   const bool have_model = o.h2d && o.kernel && o.d2h && o.sequential;
   const double t_e = have_model ? o.kernel->stats.median : 0.0;
@@ -434,11 +420,11 @@ Demo make_demo() {
   };
   d.claims = claims();
   d.extras = {
-      {"steps", "multiply-adds per word in the kernel (0 = calibrate to 1.05x the transfer time)", "0", true, true},
-      {"timeline", "trace one sequential and one staged run with CUDA events into this Chrome-trace JSON "
-                   "(Perfetto opens it; scripts/timeline_plot.py draws it)",
-       "", false, false, true},
-      {"timeline-streams", "streams in the staged run of --timeline (1..8)", "4", true},
+      ExtraOption::size_or_zero("steps",
+                                "multiply-adds per word in the kernel (0 = calibrate to 1.05x the transfer time)", 0),
+      ExtraOption::output_file("timeline", "trace one sequential and one staged run with CUDA events into this "
+                                           "Chrome-trace JSON (Perfetto opens it; scripts/timeline_plot.py draws it)"),
+      ExtraOption::size("timeline-streams", "streams in the staged run of --timeline (1..8)", 4),
   };
   d.check_options = check_options;
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{64} << 20; };
@@ -448,7 +434,7 @@ Demo make_demo() {
   d.device_bytes = [](std::uint64_t n) {
     if (n < kMinWords) throw CliError(fmt::format("--size: at least {} words, got {}", kMinWords, n));
     if (n > (std::uint64_t{1} << 30)) throw CliError("--size: at most 1G words, got " + std::to_string(n));
-    return 2.0 * static_cast<double>(n) * sizeof(std::uint32_t) + 64e6;
+    return 2.0 * static_cast<double>(n) * sizeof(std::uint32_t);
   };
   return d;
 }

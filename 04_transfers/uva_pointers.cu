@@ -1,18 +1,11 @@
-// uva_pointers: one address space for host and device memory (unified virtual addressing, UVA).
+// uva_pointers: what does one address space for host and device memory (UVA) let a program do?
 //
-// Shows: (1) cudaPointerGetAttributes on every kind of pointer: cudaMalloc, cudaMallocHost, cudaHostAlloc
-// (Mapped), a cudaHostRegister'd malloc buffer, cudaMallocManaged, a __managed__ variable and plain malloc;
-// (2) cudaMemcpy with cudaMemcpyDefault between every pair of memory kinds: the runtime infers the direction
-// from the addresses; (3) host pointers handed straight to a kernel that reads one host buffer and writes
-// another, with no cudaHostGetDevicePointer (needed only for registered memory on systems where
-// cudaDevAttrCanUseHostPointerForRegisteredMem = 0).
-// No timing: these are facts, each checked against what the CUDA documentation promises
-// (kernels/pointer_facts.hpp has the table).
-// Under UVA every allocation has one address, valid on the host and on the device: the runtime can tell from
-// a pointer alone what kind of memory it is and where it lives, which is all cudaMemcpyDefault needs. A kernel
-// may dereference pageable malloc memory only where pageableMemoryAccess = 1 (HMM or ATS); elsewhere that
-// case is skipped.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Under UVA every allocation has one address, valid on the host and on the device, so the runtime can tell
+// from a pointer alone what kind of memory it is and where it lives: cudaPointerGetAttributes answers for
+// every kind, cudaMemcpyDefault infers every copy's direction, and mapped host pointers go straight to a
+// kernel. Each fact is checked against what the CUDA documentation promises (kernels/pointer_facts.hpp);
+// pageable malloc memory is read by a kernel only where pageableMemoryAccess = 1. No timing: facts.
+//
 // Run: build/bin/uva_pointers [--size 1000003]
 #include <iterator>
 #include <string>
@@ -265,7 +258,7 @@ Demo make_demo() {
   };
   d.device_bytes = [](std::uint64_t n) {
     if (n > (std::uint64_t{256} << 20)) throw CliError("--size: at most 256M words, got " + std::to_string(n));
-    return 12.0 * static_cast<double>(n) * sizeof(std::uint32_t) + 256e6;
+    return 12.0 * static_cast<double>(n) * sizeof(std::uint32_t);
   };
   return d;
 }

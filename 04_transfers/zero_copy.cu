@@ -1,24 +1,13 @@
-// zero_copy: a vector add reading mapped (zero-copy) host memory vs reading device memory.
+// zero_copy: when does a kernel reading mapped host memory beat copying the data to the device first?
 //
-// Shows: the blog post's slowdown table. c = a + b with a and b in device memory (`device`), in mapped pinned host
-// memory read by the kernel across PCIe (`mapped`), and in mapped memory read at a misaligned offset
-// (`mapped_offset`); plus what zero-copy competes with in practice, copying a and b in first
-// (`copy_then_compute`: two pinned cudaMemcpyAsync, then the same kernel). c is always device memory.
-// Sizes: bytes per array, 1 KB ... 64 MB in x4 steps. Timing: events, median, cold by default (each sample is
-// one launch after an L2 flush), so at the smallest sizes the figure is one launch's cost (a few microseconds),
-// not the kernel's own work.
-// Bytes = 3 x array bytes (two arrays read, one written), the vector add's traffic wherever it lives; the
-// comparison that matters here is the time (ns column), as in the blog post.
-// `mapping_facts` prints what a current runtime does without cudaSetDeviceFlags(cudaDeviceMapHost) and what
-// cudaHostGetDevicePointer returns under UVA.
-// A kernel reading mapped memory sends every load across PCIe: small arrays cost about one launch either way
-// and zero-copy saves the separate copies; large arrays are read at the link's rate, no faster than copying
-// them first, while device memory is read at DRAM speed. A misaligned start makes each warp's 128-byte
-// request touch one more 32-byte sector, and over PCIe those extra sectors cost time.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// A kernel reading mapped (zero-copy) memory sends every load across the link: small arrays cost about one
+// launch either way and zero-copy saves the separate copies; large arrays are read at the link's rate, no
+// faster than copying them first, while device memory is read at DRAM speed. A misaligned start makes each
+// warp touch one more sector, and over the link those sectors cost time. The time column is what matters,
+// as in the blog post's table; at the smallest sizes it is one launch's cost, not the kernel's work.
+//
 // Run: build/bin/zero_copy [--size 64M] [--offset 1] [--csv zero_copy.csv]
 #include <map>
-#include <memory>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -75,26 +64,20 @@ struct Arrays {
   float* map_b = nullptr;
   DeviceBuffer<float> da, db, dc;
   std::map<std::tuple<Mode, std::size_t, std::size_t>, double> ns;  // measured medians, for the ratio columns
-};
 
-Arrays& arrays(Context& ctx) {
-  static std::unique_ptr<Arrays> a;
-  if (a) return *a;
-  const std::size_t offset = offset_option(ctx);
-  a = std::make_unique<Arrays>();
-  a->n = ctx.size() / sizeof(float) + offset;
-  a->ha = HostBuffer(HostKind::host_alloc_mapped, a->n * sizeof(float));
-  a->hb = HostBuffer(HostKind::host_alloc_mapped, a->n * sizeof(float));
-  fill_vector_add_inputs(static_cast<float*>(a->ha.data()), static_cast<float*>(a->hb.data()), a->n);
-  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&a->map_a), a->ha.data(), 0));
-  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&a->map_b), a->hb.data(), 0));
-  a->da = DeviceBuffer<float>(a->n);
-  a->db = DeviceBuffer<float>(a->n);
-  a->dc = DeviceBuffer<float>(a->n);
-  a->da.upload(static_cast<const float*>(a->ha.data()), a->n);
-  a->db.upload(static_cast<const float*>(a->hb.data()), a->n);
-  return *a;
-}
+  explicit Arrays(const Context& ctx) : n(ctx.size() / sizeof(float) + offset_option(ctx)) {
+    ha = HostBuffer(HostKind::host_alloc_mapped, n * sizeof(float));
+    hb = HostBuffer(HostKind::host_alloc_mapped, n * sizeof(float));
+    fill_vector_add_inputs(static_cast<float*>(ha.data()), static_cast<float*>(hb.data()), n);
+    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&map_a), ha.data(), 0));
+    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&map_b), hb.data(), 0));
+    da = DeviceBuffer<float>(n);
+    db = DeviceBuffer<float>(n);
+    dc = DeviceBuffer<float>(n);
+    da.upload(static_cast<const float*>(ha.data()), n);
+    db.upload(static_cast<const float*>(hb.data()), n);
+  }
+};
 
 void launch(Arrays& a, Mode mode, std::size_t n, std::size_t offset, cudaStream_t s) {
   switch (mode) {
@@ -121,7 +104,7 @@ struct Point {
 // Poison c, launch once, verify bit-exactly, then time. With add_row = false the point is a baseline for
 // another variant's ratio column: measured (and verified) only if this run has not measured it already.
 Point run_point(Context& ctx, Mode mode, std::uint64_t array_bytes, std::size_t offset, bool add_row) {
-  Arrays& a = arrays(ctx);
+  Arrays& a = ctx.state<Arrays>(ctx);
   const auto key = std::make_tuple(mode, static_cast<std::size_t>(array_bytes), offset);
   if (!add_row && a.ns.count(key)) return {true, a.ns[key], std::nullopt};
 
@@ -318,7 +301,7 @@ Demo make_demo() {
       {"mapped_offset", "mapped, reading a[i + offset] (misaligned by --offset elements)", mapped_offset},
   };
   d.claims = claims();
-  d.extras = {{"offset", "element offset of the misaligned case (0 ... 1024)", "1", true, true}};
+  d.extras = {ExtraOption::size_or_zero("offset", "element offset of the misaligned case (0 ... 1024)", 1)};
   d.check_options = [](Context& ctx) { (void)offset_option(ctx); };
   d.default_size = [](const DeviceInfo&) { return std::uint64_t{64} << 20; };
   d.quick_size = std::uint64_t{64} << 10;
@@ -327,7 +310,7 @@ Demo make_demo() {
     if (bytes < kMinBytes || bytes % sizeof(float) != 0)
       throw CliError("--size: at least 1k and a multiple of 4 bytes, got " + std::to_string(bytes));
     if (bytes > (std::uint64_t{1} << 30)) throw CliError("--size: at most 1G per array, got " + std::to_string(bytes));
-    return 3.0 * static_cast<double>(bytes + kMaxOffset * sizeof(float)) + 256e6;
+    return 3.0 * static_cast<double>(bytes + kMaxOffset * sizeof(float));
   };
   return d;
 }

@@ -49,15 +49,23 @@ inline std::unique_ptr<PersistingL2Guard> set_aside_or_waive(std::size_t bytes) 
   return guard;
 }
 
-// The --set-aside option, declared beside its parser. `fit`: the demo sizes each windowed row's set-aside to its
-// table when the user says "fit"; `what` names what the set-aside is for in --help; a demo with nothing to
-// measure without a set-aside refuses 0 in its check_options and says so here.
-inline ExtraOption set_aside_extra(bool fit, const std::string& default_value, const std::string& what,
-                                   bool zero_allowed = true) {
-  return {"set-aside",
-          what + ": " + (fit ? "fit (the table, at most the largest), " : "") + "max (persistingL2CacheMaxSize), " +
-              (zero_allowed ? "0 (none) or a size" : "or a size (not 0)"),
-          default_value, false};
+// The --set-aside option, declared beside its parser (set_aside_request); `what` names what the set-aside is
+// for in --help.
+// A demo whose windowed rows size the set-aside to their table unless told otherwise ("fit", the default).
+inline ExtraOption set_aside_fit_extra(const std::string& what) {
+  return ExtraOption::text("set-aside",
+                           what + ": fit (the table, at most the largest), max (persistingL2CacheMaxSize), 0 (none) "
+                                  "or a size",
+                           "fit");
+}
+// A demo without "fit" (default "max"); one with nothing to measure without a set-aside refuses 0 in its
+// check_options and says so in --help (ZeroSetAside::refused).
+enum class ZeroSetAside { allowed, refused };
+inline ExtraOption set_aside_max_extra(const std::string& what, ZeroSetAside zero) {
+  return ExtraOption::text("set-aside",
+                           what + ": max (persistingL2CacheMaxSize), " +
+                               (zero == ZeroSetAside::allowed ? "0 (none) or a size" : "or a size (not 0)"),
+                           "max");
 }
 
 // --set-aside on this device: see parse_set_aside.
@@ -93,6 +101,11 @@ inline void check_table_bytes(const Context& ctx, std::size_t bytes, const char*
                                flag, bytes, max_window));
 }
 
+// The --persist option of a demo with one table size; `automatic` says what "auto" (the default) picks.
+inline ExtraOption persist_extra(const std::string& what, const std::string& automatic) {
+  return ExtraOption::text("persist", what + " (auto: " + automatic + ")", "auto");
+}
+
 // --persist: a table size rounded down to whole `align`-byte units, or nothing for "auto" (the demo's own
 // choice from the set-aside); less than one unit, or more than one window covers, is a usage error.
 inline std::optional<std::size_t> persist_option(const Context& ctx, std::size_t align) {
@@ -110,8 +123,8 @@ inline void check_stream_size(const Context& ctx) {
 }
 
 // The --passes option (1 ... 64), declared beside its parser; `what` says what one pass is.
-inline ExtraOption passes_extra(const std::string& what, const std::string& default_value) {
-  return {"passes", what + " (1 ... 64; --quick: 2)", default_value, true};
+inline ExtraOption passes_extra(const std::string& what, std::uint64_t default_value) {
+  return ExtraOption::size("passes", what + " (1 ... 64; --quick: 2)", default_value);
 }
 
 // --passes: 1 ... 64 (the default is the option's; --quick uses `quick` unless --passes is given).

@@ -1,17 +1,12 @@
-// l2_competing_streams: two concurrent kernels, each with its own persisting window, share one set-aside.
+// l2_competing_streams: what happens when two concurrent kernels' persisting windows share one set-aside?
 //
-// Two copies of the sliding-window workload run at the same time in two streams (each grid takes half the GPU),
-// each with a table as large as the whole set-aside and --size bytes of stream per pass (default half the L2, so
-// together they stream one L2 per pass). Each stream gets a window over its own table with
-//   - hitRatio 1.0: both kernels ask for the whole set-aside, twice what exists;
-//   - hitRatio 0.5: each asks for half, and together they fill it exactly (Best Practices' advice for
-//     concurrent windows: hitRatio x num_bytes summed over concurrent kernels <= set-aside);
-// against the pair with no window and no set-aside (the baseline), and with no window under the same set-aside
-// (what the set-aside costs by itself). The pair is timed from a fork event to a join event on the timing
-// stream; persisting lines are reset and L2 flushed before every sample, outside the timed region.
-// At most a set-aside's worth of the two tables can persist however much the windows ask for; how a GPU picks
-// which oversubscribed lines to keep is its replacement policy's business.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Best Practices advises that hitRatio x num_bytes, summed over concurrent kernels, stay within the
+// set-aside. Two copies of the sliding-window workload run at once in two streams, each with a window over a
+// table as large as the whole set-aside: hitRatio 1.0 asks for twice what exists, 0.5 for exactly it. At
+// most a set-aside's worth can persist however much the windows ask; which oversubscribed lines a GPU keeps
+// is its replacement policy's business. The pair is timed fork to join, with persisting lines reset and L2
+// flushed before every sample, against no window and against no window under the same set-aside.
+//
 // Run: build/bin/l2_competing_streams [--size 30M] [--csv competing.csv]
 #include <cmath>
 #include <memory>
@@ -124,7 +119,8 @@ void add_pair_row(Context& ctx, const State& st, const std::string& params, cons
 enum class Pair { no_window, no_window_set_aside, windows };
 
 // Runs the pair with a window of `hit_ratio` over each stream's table and adds the row.
-void run_pair(Context& ctx, State& st, Pair what, double hit_ratio) {
+void run_pair(Context& ctx, Pair what, double hit_ratio) {
+  State& st = ctx.state<State>();
   // The streams live in State for the whole run; this guard is destroyed (and clears their windows) first.
   const auto guard = set_aside_or_waive(set_aside_option(ctx));
   prepare(ctx, st, *guard);
@@ -212,7 +208,6 @@ std::vector<Claim> claims() {
 }
 
 Demo make_demo() {
-  auto st = std::make_shared<State>();
   Demo d;
   d.name = "l2_competing_streams";
   d.summary =
@@ -222,26 +217,26 @@ Demo make_demo() {
   d.size_meaning = "bytes streamed per pass by each kernel (default: half the L2 size)";
   d.variants = {
       {"no_window", "baseline: both streams without a window, no set-aside",
-       [st](Context& c) { run_pair(c, *st, Pair::no_window, 0.0); }},
+       [](Context& c) { run_pair(c, Pair::no_window, 0.0); }},
       {"no_window_set_aside", "both streams without a window, under the windows' set-aside (what it costs)",
-       [st](Context& c) { run_pair(c, *st, Pair::no_window_set_aside, 0.0); }},
+       [](Context& c) { run_pair(c, Pair::no_window_set_aside, 0.0); }},
       {"hit_ratio_1_0", "a window over each table, hitRatio 1.0",
-       [st](Context& c) { run_pair(c, *st, Pair::windows, 1.0); }},
+       [](Context& c) { run_pair(c, Pair::windows, 1.0); }},
       // [doc:shared_ratio]
       {"hit_ratio_0_5", "a window over each table, hitRatio 0.5",
-       [st](Context& c) { run_pair(c, *st, Pair::windows, 0.5); }},
+       [](Context& c) { run_pair(c, Pair::windows, 0.5); }},
       // [/doc:shared_ratio]
   };
   d.claims = claims();
   d.default_size = [](const DeviceInfo& dev) { return static_cast<std::uint64_t>(dev.l2_bytes / 2); };
   d.quick_size = 2 * kMiB;
-  // Two streams of 8 passes, two tables (< 128 MiB each by default) and the L2 flush buffer; check_options
-  // checks the run's own --passes and --persist.
-  d.device_bytes = [](std::uint64_t n) { return 16.0 * static_cast<double>(n) + 512e6; };
+  // Two streams of 8 passes and two tables (< 128 MiB each by default); check_options checks the run's own
+  // --passes and --persist.
+  d.device_bytes = [](std::uint64_t n) { return 16.0 * static_cast<double>(n) + 2 * 128.0 * kMiB; };
   d.extras = {
-      passes_extra("passes per launch", "8"),
-      set_aside_extra(false, "max", "set-aside of the windowed rows"),
-      {"persist", "table size of each kernel (auto: the set-aside)", "auto", false},
+      passes_extra("passes per launch", 8),
+      set_aside_max_extra("set-aside of the windowed rows", ZeroSetAside::allowed),
+      persist_extra("table size of each kernel", "the set-aside"),
   };
   d.check_options = [](Context& ctx) {
     check_stream_size(ctx);

@@ -1,18 +1,12 @@
-// l2_facts: what this GPU offers for L2 persistence, and whether this process may use it.
+// l2_facts: what does this GPU offer for L2 persistence, and may this process use it?
 //
-// Shows: l2CacheSize, persistingL2CacheMaxSize and accessPolicyMaxWindowSize (cudaDeviceProp, cross-checked with
-// cudaDeviceGetAttribute); the current persisting set-aside (cudaDeviceGetLimit(cudaLimitPersistingL2CacheSize),
-// which need not be 0 before anyone set it); an attempt to set it to the maximum, its read-back, what a request
-// above the maximum does, and the read-back after PersistingL2Guard restored it; the window of a fresh stream, a
-// window set on a stream and read back, a window clamped to accessPolicyMaxWindowSize, and the stream after the
-// guard put its window back. Under MIG the set-aside is disabled (persistingL2CacheMaxSize 0); an MPS client cannot set
-// it (only CUDA_DEVICE_DEFAULT_PERSISTING_L2_CACHE_PERCENTAGE_LIMIT at MPS server start can): both are reported
-// as a refusal and waive the variant.
-// The request above the maximum fails on purpose where the driver refuses it (it is announced, so
-// compute-sanitizer's API errors for it are expected); either way the limit must read back as it was once the
-// guard is gone, and so must the stream's window.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
-// Run: build/bin/l2_facts        (no timing: facts and read-backs)
+// The limits (L2 size, largest set-aside, largest window) are read through two APIs and compared; the
+// current set-aside need not be 0 before anyone set it. Setting it, asking for more than the maximum
+// (refused on purpose where the driver refuses it, announced for compute-sanitizer) and attaching a window
+// must all read back as set and be put back as found once the guard is gone. Under MIG the set-aside is
+// disabled and an MPS client cannot set it: both are reported as a refusal and waive the variant.
+//
+// Run: build/bin/l2_facts
 #include <cstdlib>
 #include <string>
 

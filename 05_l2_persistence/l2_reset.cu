@@ -1,20 +1,12 @@
-// l2_reset: persisting lines outlive the kernel that made them; resetting them gives later kernels the whole
-// L2 back.
+// l2_reset: do persisting lines outlive the kernel that made them, and what gives the L2 back?
 //
-// Shows: a kernel re-reads a working set of --size bytes (default 0.7 x L2: fits the L2, but not the part of it
-// that persisting lines leave free) --passes times. Before each timed sample (outside the timed region) a
-// "polluter" kernel reads a buffer as large as the set-aside through a persisting stream window, and then:
-//   - clean:               no polluter at all (reference: the whole L2 is available);
-//   - stale_persisting:    the window is cleared (num_bytes = 0, hitProp normal) but the lines are not reset;
-//   - after_normal_window: the polluter's buffer is read once more through a window with hitProp = normal,
-//                          which demotes its lines (Best Practices' first reset method);
-//   - after_reset:         the window is cleared and cudaCtxResetPersistingL2Cache() is called.
-// Then L2 is flushed (ordinary writes: they evict normal lines only) and the re-read is timed. state_restored
-// compares the persisting limit and the stream's window with their values before the first variant ran.
-// Persisting lines are not demoted when the window that made them is cleared: until they are reset (or read
-// again through a window with hitProp = normal), the re-read only gets the L2 minus the set-aside, and the part
-// of its working set that does not fit comes from DRAM.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Clearing a window does not demote the lines it made persist: until they are reset
+// (cudaCtxResetPersistingL2Cache) or read again through a window with hitProp = normal, a later kernel gets
+// only the L2 minus the set-aside. So a re-read whose working set fits the L2 but not what the set-aside
+// leaves (default 0.7 x L2) is timed after a polluter filled the set-aside and each way of cleaning up,
+// with L2 flushed by ordinary writes, which evict only normal lines. state_restored checks that the run
+// leaves the persisting limit and the stream's window as it found them.
+//
 // Run: build/bin/l2_reset [--size 40M] [--passes 16] [--csv reset.csv]
 #include <memory>
 #include <string>
@@ -119,7 +111,8 @@ bool verify(Context& ctx, State& st, const std::string& what) {
   return ctx.check(compare_exact(st.out.download(), st.expected), what);
 }
 
-void run_after(Context& ctx, State& st, After after) {
+void run_after(Context& ctx, After after) {
+  State& st = ctx.state<State>();
   remember_initial(ctx, st);
   const auto guard = set_aside_or_waive(set_aside_option(ctx));
   prepare(ctx, st, *guard);
@@ -137,7 +130,8 @@ void run_after(Context& ctx, State& st, After after) {
       .set("vs_clean", st.clean->stats.median / t.stats.median);
 }
 
-void state_restored(Context& ctx, State& st) {
+void state_restored(Context& ctx) {
+  State& st = ctx.state<State>();
   remember_initial(ctx, st);
   const Snapshot now = snapshot(ctx.stream());
   const auto row = [&](const std::string& what, double before, double after) {
@@ -201,7 +195,6 @@ std::vector<Claim> claims() {
 }
 
 Demo make_demo() {
-  auto st = std::make_shared<State>();
   Demo d;
   d.name = "l2_reset";
   d.summary =
@@ -210,27 +203,25 @@ Demo make_demo() {
       "cudaCtxResetPersistingL2Cache; the persisting limit and the stream window, before and after.";
   d.size_meaning = "bytes of the re-read working set (default: 0.7 x the L2 size)";
   d.variants = {
-      {"clean", "no persisting lines: the whole L2", [st](Context& c) { run_after(c, *st, After::clean); }},
+      {"clean", "no persisting lines: the whole L2", [](Context& c) { run_after(c, After::clean); }},
       {"stale_persisting", "window cleared, persisting lines not reset",
-       [st](Context& c) { run_after(c, *st, After::stale); }},
+       [](Context& c) { run_after(c, After::stale); }},
       {"after_normal_window", "lines demoted by a window with hitProp = normal",
-       [st](Context& c) { run_after(c, *st, After::normal_window); }},
+       [](Context& c) { run_after(c, After::normal_window); }},
       {"after_reset", "window cleared and cudaCtxResetPersistingL2Cache()",
-       [st](Context& c) { run_after(c, *st, After::reset); }},
-      {"state_restored", "persisting limit and stream window, before vs after", [st](Context& c) {
-         state_restored(c, *st);
-       }},
+       [](Context& c) { run_after(c, After::reset); }},
+      {"state_restored", "persisting limit and stream window, before vs after", state_restored},
   };
   d.claims = claims();
   d.default_size = [](const DeviceInfo& dev) {
     return static_cast<std::uint64_t>(dev.l2_bytes / 10 * 7 / 4096 * 4096);
   };
   d.quick_size = 2 * kMiB;
-  // The working set, the polluter (the set-aside, < 128 MiB), per-thread outputs and the L2 flush buffer.
-  d.device_bytes = [](std::uint64_t n) { return static_cast<double>(n) + 512e6; };
+  // The working set, the polluter (the set-aside, < 128 MiB) and the per-thread outputs (a few MB).
+  d.device_bytes = [](std::uint64_t n) { return static_cast<double>(n) + 128.0 * kMiB + 16e6; };
   d.extras = {
-      passes_extra("re-reads of the working set per launch", "16"),
-      set_aside_extra(false, "max", "persisting L2 set-aside", false),
+      passes_extra("re-reads of the working set per launch", 16),
+      set_aside_max_extra("persisting L2 set-aside", ZeroSetAside::refused),
   };
   d.check_options = [](Context& ctx) {
     check_stream_size(ctx);

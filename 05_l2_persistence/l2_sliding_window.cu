@@ -1,16 +1,12 @@
-// l2_sliding_window: Best Practices' sliding-window experiment (9.2.2.2, run there on an A100), redone against the
-// baseline a reader really has: the same kernel with no window and no set-aside.
+// l2_sliding_window: does Best Practices' sliding-window experiment (9.2.2.2) hold up against the baseline a
+// reader really has, the same kernel with no window and no set-aside?
 //
-// One launch makes `passes` passes; each pass streams a fresh chunk (--size bytes, default = the L2 size) once and
-// reads and writes back every entry of a small "persistent" table once. The table grows from 1/8 to 12/8 of the
-// largest set-aside (persistingL2CacheMaxSize). Each size runs with no window and no set-aside (the baseline),
-// with no window under the set-aside the windows use (what that set-aside costs by itself), with a hitRatio 1
-// window, with Best Practices' tuned window (hitRatio = set-aside / table), and with no window but the stream
-// loaded evict-first (__ldcs), the per-load way to say "this streams". By default each windowed size gets a
-// set-aside sized to its table (--set-aside fit): a larger one takes L2 away from every access that does not
-// persist. The DRAM-traffic model (model_speedup) is an upper bound on the window's gain: it assumes that
-// without a window every pass misses the whole table, and that L2 hits are free.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// Each pass streams a fresh chunk once and reads and writes back a small table; the table grows from 1/8 to
+// 12/8 of the largest set-aside. A set-aside takes L2 from every access that does not persist, so each size
+// also runs with no window under the same set-aside, and by default each windowed size gets a set-aside
+// sized to its table (--set-aside fit). Loading the stream evict-first (__ldcs) is the per-load alternative.
+// The DRAM-traffic model is an upper bound on a window's gain: it assumes every pass misses the whole table.
+//
 // Run: build/bin/l2_sliding_window [--passes 8] [--persist-sizes 5M,10M,40M] [--set-aside max] [--csv sweep.csv]
 #include <algorithm>
 #include <functional>
@@ -33,7 +29,7 @@ using namespace cml::ch05;
 
 enum class Setting { no_window, no_window_set_aside, hit_ratio_1, tuned, evict_first_stream };
 
-// Buffers, sizes and the baselines, shared by the variants (created on first use).
+// Buffers, sizes and the baselines, made by the run's first variant and shared by the rest.
 struct Sweep {
   std::size_t max_set_aside = 0;  // persistingL2CacheMaxSize
   std::size_t max_window = 0;
@@ -41,6 +37,8 @@ struct Sweep {
   std::unique_ptr<SlidingWorkload> work;
   std::map<std::size_t, Timing> baseline;                                // per table: no window, no set-aside
   std::map<std::pair<std::size_t, std::size_t>, Timing> same_set_aside;  // per (table, set-aside): no window
+
+  explicit Sweep(Context& ctx);
 };
 
 // The table sizes of the sweep: --persist-sizes, or eighths of the largest set-aside.
@@ -54,30 +52,26 @@ std::vector<std::size_t> persist_sizes(const Context& ctx) {
   return v;
 }
 
-Sweep& prepare(Context& ctx, std::unique_ptr<Sweep>& sw) {
-  if (sw) return *sw;
+Sweep::Sweep(Context& ctx) {
   check_stream_size(ctx);
-  auto s = std::make_unique<Sweep>();
-  s->max_set_aside = ctx.device().persisting_l2_max;
-  s->max_window = ctx.device().access_policy_max_window;
-  s->persist = persist_sizes(ctx);
-  const std::size_t largest = *std::max_element(s->persist.begin(), s->persist.end());
+  max_set_aside = ctx.device().persisting_l2_max;
+  max_window = ctx.device().access_policy_max_window;
+  persist = persist_sizes(ctx);
+  const std::size_t largest = *std::max_element(persist.begin(), persist.end());
   const int passes = passes_option(ctx, 2);
-  s->work = std::make_unique<SlidingWorkload>(ctx.size(), passes, largest,
-                                              sliding_window_resident_blocks(ctx.device().sm_count));
+  work = std::make_unique<SlidingWorkload>(ctx.size(), passes, largest,
+                                           sliding_window_resident_blocks(ctx.device().sm_count));
   ctx.note(fmt::format("set-aside at start {:.2f} MiB (the driver's default), largest {:.2f} MiB; windows run with "
                        "--set-aside {}; max window {:.2f} MiB, L2 {:.2f} MiB",
-                       to_mib(persisting_limit()), to_mib(s->max_set_aside), ctx.extra_text("set-aside"),
-                       to_mib(s->max_window), to_mib(ctx.device().l2_bytes)));
+                       to_mib(persisting_limit()), to_mib(max_set_aside), ctx.extra_text("set-aside"),
+                       to_mib(max_window), to_mib(ctx.device().l2_bytes)));
   ctx.note(fmt::format("stream {:.2f} MiB per pass x {} passes = {:.2f}x L2, read once; the table is read and "
                        "written once per pass",
-                       to_mib(s->work->stream_per_pass()), passes,
-                       static_cast<double>(s->work->stream_per_pass()) * passes /
+                       to_mib(work->stream_per_pass()), passes,
+                       static_cast<double>(work->stream_per_pass()) * passes /
                            static_cast<double>(ctx.device().l2_bytes)));
   ctx.note("speedup: the no-window, no-set-aside time / this time; vs_same_set_aside: no window under this row's "
            "set-aside / this time. Every sample: persisting lines reset, then L2 flushed, outside the timed region");
-  sw = std::move(s);
-  return *sw;
 }
 
 std::string params_of(std::size_t bytes) { return fmt::format("persist_mib={:.2f}", to_mib(bytes)); }
@@ -125,8 +119,8 @@ void describe(Row& row, const Sweep& sw, std::size_t bytes, std::size_t set_asid
       .set("model_speedup", model_speedup(shape, resident));
 }
 
-void run_setting(Context& ctx, std::unique_ptr<Sweep>& state, Setting setting) {
-  Sweep& sw = prepare(ctx, state);
+void run_setting(Context& ctx, Setting setting) {
+  Sweep& sw = ctx.state<Sweep>(ctx);
   for (const std::size_t bytes : sw.persist) {
     const std::string params = params_of(bytes);
     const Timing* base = baseline(ctx, sw, bytes);
@@ -272,7 +266,6 @@ std::vector<Claim> claims() {
 }
 
 Demo make_demo() {
-  auto state = std::make_shared<std::unique_ptr<Sweep>>();
   Demo d;
   d.name = "l2_sliding_window";
   d.summary =
@@ -281,7 +274,7 @@ Demo make_demo() {
       "largest set-aside, with no window under the set-aside, a hitRatio 1 window, the tuned window (hitRatio =\n"
       "set-aside / table) and the stream loaded evict-first instead of any window.";
   d.size_meaning = "bytes streamed per pass (default: the L2 size)";
-  const auto variant = [state](Setting s) { return [state, s](Context& c) { run_setting(c, *state, s); }; };
+  const auto variant = [](Setting s) { return [s](Context& c) { run_setting(c, s); }; };
   d.variants = {
       {"no_window", "baseline: no window, no set-aside", variant(Setting::no_window)},
       {"no_window_set_aside", "no window, under the set-aside the windows use (what it costs)",
@@ -295,14 +288,14 @@ Demo make_demo() {
   d.claims = claims();
   d.default_size = [](const DeviceInfo& dev) { return static_cast<std::uint64_t>(dev.l2_bytes); };
   d.quick_size = 4 * kMiB;
-  // The stream (8 passes by default), the largest table (< 128 MiB by default) and the L2 flush buffer;
-  // check_options checks the run's own --passes and tables.
-  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 512e6; };
+  // The stream (8 passes by default) and the largest table (< 128 MiB by default); check_options checks the
+  // run's own --passes and tables.
+  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 128.0 * kMiB; };
   d.extras = {
-      passes_extra("passes per launch", "8"),
-      set_aside_extra(true, "fit", "set-aside of the windowed rows"),
-      {"persist-sizes", "table sizes, e.g. 5M,10M,40M (auto: 1/8 ... 12/8 of the largest set-aside)", "auto",
-       false},
+      passes_extra("passes per launch", 8),
+      set_aside_fit_extra("set-aside of the windowed rows"),
+      ExtraOption::text("persist-sizes", "table sizes, e.g. 5M,10M,40M (auto: 1/8 ... 12/8 of the largest set-aside)",
+                        "auto"),
   };
   d.check_options = [](Context& ctx) {
     check_stream_size(ctx);

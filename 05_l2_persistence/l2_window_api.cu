@@ -1,13 +1,12 @@
-// l2_window_api: the three places an L2 access-policy window can be attached, on one workload.
+// l2_window_api: does it matter where an L2 access-policy window is attached: a stream, a graph kernel node,
+// or one launch?
 //
-// The sliding-window workload of l2_sliding_window at one table size (default 3/4 of the largest set-aside), with
-// the same persisting window (hitRatio 1) attached to a stream, to a CUDA graph kernel node (before
-// cudaGraphInstantiate) and to one cudaLaunchKernelEx launch, against no window and no set-aside; a no-window row
-// under the windows' set-aside shows what that set-aside costs by itself. The stream and node windows are read
-// back and compared with what was set; the set-aside is sized to the table (--set-aside fit) and restored by
-// PersistingL2Guard. The three attachments set the same hardware state for the kernels they cover, so they should
-// buy the same time; only the stream and the node can be read back (a launch attribute lives in its launch alone).
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
+// The three attachments set the same hardware state for the kernels they cover, so on one workload they
+// should buy the same time. The stream and node windows are read back and compared with what was set (a
+// node's before cudaGraphInstantiate, since the executable graph copies node attributes); a launch attribute
+// lives in its launch alone and cannot be. Each is measured against no window and no set-aside, and against
+// no window under the same set-aside, which PersistingL2Guard restores afterwards.
+//
 // Run: build/bin/l2_window_api [--persist 28M] [--set-aside max] [--csv api.csv]
 #include <algorithm>
 #include <functional>
@@ -103,7 +102,8 @@ std::unique_ptr<PersistingL2Guard> windows_set_aside(Context& ctx, State& st) {
   return guard;
 }
 
-void no_window(Context& ctx, State& st, bool under_set_aside) {
+void no_window(Context& ctx, bool under_set_aside) {
+  State& st = ctx.state<State>();
   const auto guard = windows_set_aside(ctx, st);
   const std::unique_ptr<Timing>& t = under_set_aside ? st.same_set_aside : st.baseline;
   if (!t) {
@@ -123,7 +123,8 @@ void measure(Context& ctx, State& st, const PersistingL2Guard& guard,
   add_row(ctx, st, time_isolated(ctx, launch), w, guard.limit(), readback_ok);
 }
 
-void stream_attribute(Context& ctx, State& st) {
+void stream_attribute(Context& ctx) {
+  State& st = ctx.state<State>();
   const auto guard = windows_set_aside(ctx, st);
   const cudaAccessPolicyWindow w = window_of(ctx, st);
   guard->set_stream_window(ctx.stream(), w);
@@ -131,7 +132,8 @@ void stream_attribute(Context& ctx, State& st) {
   measure(ctx, st, *guard, [&](cudaStream_t s) { st.work->launch(st.table_bytes, s); }, w, ok ? 1.0 : 0.0);
 }
 
-void graph_node_attribute(Context& ctx, State& st) {
+void graph_node_attribute(Context& ctx) {
+  State& st = ctx.state<State>();
   const auto guard = windows_set_aside(ctx, st);
   const cudaAccessPolicyWindow w = window_of(ctx, st);
   Graph graph;
@@ -146,7 +148,8 @@ void graph_node_attribute(Context& ctx, State& st) {
   measure(ctx, st, *guard, [&](cudaStream_t s) { exec.launch(s); }, w, ok ? 1.0 : 0.0);
 }
 
-void launch_attribute(Context& ctx, State& st) {
+void launch_attribute(Context& ctx) {
+  State& st = ctx.state<State>();
   const auto guard = windows_set_aside(ctx, st);
   const cudaAccessPolicyWindow w = window_of(ctx, st);
   // Nothing to read back: the attribute lives only in this launch's configuration.
@@ -216,7 +219,6 @@ std::vector<Claim> claims() {
 }
 
 Demo make_demo() {
-  auto st = std::make_shared<State>();
   Demo d;
   d.name = "l2_window_api";
   d.summary =
@@ -224,26 +226,24 @@ Demo make_demo() {
       "graph kernel node and to a single cudaLaunchKernelEx launch, against no window and no set-aside.";
   d.size_meaning = "bytes streamed per pass (default: the L2 size)";
   d.variants = {
-      {"no_window", "baseline: no window, no set-aside", [st](Context& c) { no_window(c, *st, false); }},
+      {"no_window", "baseline: no window, no set-aside", [](Context& c) { no_window(c, false); }},
       {"no_window_set_aside", "no window, under the windows' set-aside (what it costs)",
-       [st](Context& c) { no_window(c, *st, true); }},
-      {"stream_attribute", "cudaStreamSetAttribute(cudaStreamAttributeAccessPolicyWindow)",
-       [st](Context& c) { stream_attribute(c, *st); }},
+       [](Context& c) { no_window(c, true); }},
+      {"stream_attribute", "cudaStreamSetAttribute(cudaStreamAttributeAccessPolicyWindow)", stream_attribute},
       {"graph_node_attribute", "cudaGraphKernelNodeSetAttribute(cudaKernelNodeAttributeAccessPolicyWindow)",
-       [st](Context& c) { graph_node_attribute(c, *st); }},
-      {"launch_attribute", "cudaLaunchKernelEx with cudaLaunchAttributeAccessPolicyWindow",
-       [st](Context& c) { launch_attribute(c, *st); }},
+       graph_node_attribute},
+      {"launch_attribute", "cudaLaunchKernelEx with cudaLaunchAttributeAccessPolicyWindow", launch_attribute},
   };
   d.claims = claims();
   d.default_size = [](const DeviceInfo& dev) { return static_cast<std::uint64_t>(dev.l2_bytes); };
   d.quick_size = 4 * kMiB;
-  // The stream (8 passes by default), the table and the L2 flush buffer; check_options checks the run's own
+  // The stream (8 passes by default) and the table (< 128 MiB by default); check_options checks the run's own
   // --passes and --persist.
-  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 512e6; };
+  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 128.0 * kMiB; };
   d.extras = {
-      passes_extra("passes per launch", "8"),
-      set_aside_extra(true, "fit", "set-aside of the windowed rows"),
-      {"persist", "table size (auto: 3/4 of the largest set-aside)", "auto", false},
+      passes_extra("passes per launch", 8),
+      set_aside_fit_extra("set-aside of the windowed rows"),
+      persist_extra("table size", "3/4 of the largest set-aside"),
   };
   d.check_options = [](Context& ctx) {
     check_stream_size(ctx);

@@ -92,6 +92,28 @@ double parse_non_negative_double(std::string_view text, std::string_view flag, d
   return v;
 }
 
+ExtraOption ExtraOption::size(std::string name, std::string help, std::uint64_t default_value) {
+  return {std::move(name), std::move(help), size_text(default_value), true, false, false};
+}
+ExtraOption ExtraOption::size(std::string name, std::string help, std::string default_shown) {
+  return {std::move(name), std::move(help), std::move(default_shown), true, false, false};
+}
+ExtraOption ExtraOption::size_or_zero(std::string name, std::string help, std::uint64_t default_value) {
+  return {std::move(name), std::move(help), size_text(default_value), true, true, false};
+}
+ExtraOption ExtraOption::text(std::string name, std::string help, std::string default_value) {
+  return {std::move(name), std::move(help), std::move(default_value), false, false, false};
+}
+ExtraOption ExtraOption::output_file(std::string name, std::string help) {
+  return {std::move(name), std::move(help), "", false, false, true};
+}
+
+std::string size_text(std::uint64_t value) {
+  if (value != 0 && value % kGiB == 0) return std::to_string(value / kGiB) + "G";
+  if (value != 0 && value % kMiB == 0) return std::to_string(value / kMiB) + "M";
+  return std::to_string(value);
+}
+
 std::uint64_t Options::extra_size(const CliSpec& spec, const std::string& name) const {
   for (const auto& e : spec.extras) {
     if (e.name != name) continue;

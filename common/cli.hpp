@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cml {
@@ -23,14 +24,35 @@ class CliError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A demo-specific option, e.g. {"offset", "element offset to sweep up to", "32", true}.
+// A demo-specific option, declared through a factory that says what its value is, e.g.
+//   ExtraOption::size("offset", "element offset to sweep up to", 32)
+// Every option takes a value (--name V or --name=V); `default_value` is what --help shows and what the
+// demo reads when the option is absent.
 struct ExtraOption {
-  std::string name;           // without the leading "--"
+  // A count or a byte size of at least 1, read with parse_size (suffixes k, M, G).
+  static ExtraOption size(std::string name, std::string help, std::uint64_t default_value);
+  // The same with a default that is not a number, e.g. "the --size value": the demo reads the option only
+  // when it is given.
+  static ExtraOption size(std::string name, std::string help, std::string default_shown);
+  // A size for which 0 means something (an offset, "0 = calibrate").
+  static ExtraOption size_or_zero(std::string name, std::string help, std::uint64_t default_value);
+  // Free text the demo parses itself (a keyword, a list): any value but the empty one.
+  static ExtraOption text(std::string name, std::string help, std::string default_value);
+  // A file the run writes besides its rows; the rows are the default sweep's, so a run that gives it is
+  // judged as a full run.
+  static ExtraOption output_file(std::string name, std::string help);
+
+  std::string name;  // without the leading "--"
   std::string help;
-  std::string default_value;  // shown in --help; used when the option is absent
-  bool is_size = true;        // parsed with parse_size (k/M/G suffixes) when true; free text otherwise
-  bool zero_allowed = false;  // a size option for which 0 means something (an offset, "0 = calibrate")
-  bool output_only = false;   // only names a file to write: the rows measured are the default sweep's
+  std::string default_value;
+  bool is_size = true;        // parsed with parse_size when true; free text otherwise
+  bool zero_allowed = false;  // a size that may be 0
+  bool output_only = false;   // only names a file to write
+
+ private:
+  ExtraOption(std::string n, std::string h, std::string d, bool size, bool zero, bool output)
+      : name(std::move(n)), help(std::move(h)), default_value(std::move(d)), is_size(size), zero_allowed(zero),
+        output_only(output) {}
 };
 
 struct CliSpec {
@@ -77,6 +99,9 @@ inline constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 // Parses "4096", "64k", "16M", "1G" (binary multiples: k = 2^10, M = 2^20, G = 2^30). Rejects empty,
 // negative, zero, non-numeric, unknown suffixes and values above 2^62 (with or without the suffix).
 std::uint64_t parse_size(std::string_view text, std::string_view flag = "--size");
+// The inverse of parse_size for a default shown in --help: whole G or M where the value is a multiple of
+// one (256M), plain digits otherwise (65536).
+std::string size_text(std::uint64_t value);
 int parse_positive_int(std::string_view text, std::string_view flag, int max_value);
 double parse_non_negative_double(std::string_view text, std::string_view flag, double max_value);
 

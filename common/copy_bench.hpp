@@ -4,7 +4,6 @@
 
 #include <cstddef>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,33 +17,24 @@ namespace cml {
 // A copy of n floats from `in` to `out` on stream `s`.
 using CopyFn = std::function<void(const float* in, float* out, std::size_t n, cudaStream_t s)>;
 
-// The demo's buffers: --size floats each, made and filled once and shared by its variants.
+// The demo's buffers: --size floats each, made and filled on the run's first copy and shared by its variants.
 struct CopyBuffers {
   std::size_t n = 0;
   DeviceBuffer<float> in, out;
   std::vector<float> host;  // what `in` holds, for the check
-};
 
-inline CopyBuffers& copy_buffers(Context& ctx) {
-  static std::unique_ptr<CopyBuffers> b;
-  if (!b || b->n != ctx.size()) {
-    b = std::make_unique<CopyBuffers>();
-    b->n = ctx.size();
-    b->host.resize(b->n);
+  explicit CopyBuffers(std::size_t elements) : n(elements), in(n), out(n), host(n) {
     // Distinct, finite, random-looking values: a copy that drops or shifts elements cannot match, nothing in
     // the data could be compressed on the way, and no NaN hides a wrong bit from an exact comparison.
-    for (std::size_t i = 0; i < b->n; ++i) b->host[i] = random_float(i);
-    b->in = DeviceBuffer<float>(b->n);
-    b->out = DeviceBuffer<float>(b->n);
-    b->in.upload(b->host);
+    for (std::size_t i = 0; i < n; ++i) host[i] = random_float(i);
+    in.upload(host);
   }
-  return *b;
-}
+};
 
 // Times `copy` over the demo's buffers (bytes = read + written), checks its output against the input, and
 // adds vs_memcpy: the row's bandwidth over cudaMemcpy D2D of the same buffer size, measured in this run.
 inline Row& measure_copy(Context& ctx, const std::string& params, const CopyFn& copy) {
-  CopyBuffers& b = copy_buffers(ctx);
+  CopyBuffers& b = ctx.state<CopyBuffers>(ctx.size());
   const double bytes = 2.0 * static_cast<double>(b.n) * sizeof(float);
   Row& row = ctx.measure(
       params, b.n, bytes, [&](cudaStream_t s) { copy(b.in.data(), b.out.data(), b.n, s); },

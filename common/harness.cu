@@ -140,7 +140,10 @@ void Context::note(const std::string& text) { fmt::print(human_, "{}\n", text); 
 
 const CopyCeiling& Context::copy_ceiling(std::uint64_t bytes_per_buffer) {
   if (ceiling_) return *ceiling_;
-  if (bytes_per_buffer == 0) bytes_per_buffer = opts_.quick ? (std::uint64_t{16} << 20) : 8 * device_.l2_bytes;
+  // Its buffers must be counted in the run's memory (run_memory), as --plan-sizes and the size check count them.
+  if (demo_.device_bytes && !demo_.device_bytes(size_).measures_ceiling)
+    throw std::logic_error(demo_.name + " measures the copy ceiling, but its device_bytes does not say so");
+  if (bytes_per_buffer == 0) bytes_per_buffer = default_copy_ceiling_bytes(device_, opts_.quick);
   const std::size_t n = bytes_per_buffer / sizeof(float);
   DeviceBuffer<float> a(n), b(n);
   // Random data, like every benchmark's: a ceiling measured on data a compressor could use would flatter
@@ -164,6 +167,18 @@ const CopyCeiling& Context::copy_ceiling(std::uint64_t bytes_per_buffer) {
                    format_bytes(static_cast<double>(bytes_per_buffer)), c->memcpy_gb_per_s, c->kernel_gb_per_s));
   ceiling_ = std::move(c);
   return *ceiling_;
+}
+
+RunMemory run_memory(const Demo& demo, std::uint64_t size, const DeviceInfo& dev, bool quick) {
+  RunMemory m;
+  m.flush = static_cast<double>(L2Flusher::buffer_bytes(dev.l2_bytes));
+  if (!demo.device_bytes) return m;
+  const DemoMemory d = demo.device_bytes(size);
+  m.own = d.own;
+  if (d.measures_ceiling)
+    m.ceiling = 2.0 * (d.ceiling_buffer > 0.0 ? d.ceiling_buffer
+                                              : static_cast<double>(default_copy_ceiling_bytes(dev, quick)));
+  return m;
 }
 
 void announce_expected_api_error(const std::string& what, int failing_calls) {
@@ -285,15 +300,16 @@ int report_claims(const Demo& demo, const Options& opts, const std::vector<Claim
   return kExitOk;
 }
 
-// --plan-sizes: what the demo would allocate at its defaults on each published card (exit 1 if one does
-// not fit in 90% of the card's memory: the rest belongs to the driver and the CUDA context).
+// --plan-sizes: what a run at the demo's defaults would allocate on each published card, counted as the size
+// check counts it (run_memory: the demo's buffers, the copy ceiling's, the L2 flush buffer); exit 1 if one
+// does not fit in 90% of the card's memory: the rest belongs to the driver and the CUDA context.
 int plan_sizes(const Demo& demo) {
   fmt::print("{:<12} {:>14} {:>12} {:>12} {:>7}  {}\n", "card", "default size", "device MB", "memory MB", "share",
              "fits");
   bool all_fit = true;
   for (const DeviceInfo& card : published_cards()) {
     const std::uint64_t size = demo.default_size ? demo.default_size(card) : demo.quick_size;
-    const double need = demo.device_bytes ? demo.device_bytes(size) : 0.0;
+    const double need = run_memory(demo, size, card, false).total();
     const double mem = static_cast<double>(card.total_memory);
     const bool fits = need <= 0.9 * mem;
     all_fit = all_fit && fits;
@@ -422,7 +438,9 @@ int run(const Demo& demo, int argc, char** argv) {
   if (demo.device_bytes) {
     std::size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    const double need = demo.device_bytes(ctx.size());
+    // The harness's flush buffer is allocated by now: what is free must hold the rest.
+    const RunMemory m = run_memory(demo, ctx.size(), device, opts.quick);
+    const double need = m.own + m.ceiling;
     if (need > static_cast<double>(free_b)) {
       fmt::print(stderr, "{}: error: --size {} needs {} of device memory but only {} is free (try --help)\n",
                  demo.name, ctx.size(), format_bytes(need), format_bytes(static_cast<double>(free_b)));

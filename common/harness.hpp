@@ -14,6 +14,9 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <typeindex>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "common/bandwidth.hpp"
@@ -41,6 +44,27 @@ class Waived : public std::runtime_error {
 
 class Context;
 
+// What a demo allocates on the device at one --size (Demo::device_bytes): its own buffers at their peak, and
+// whether it measures the copy ceiling (Context::copy_ceiling), whose two buffers the harness counts. A plain
+// number is a demo that measures no ceiling. Nothing of the harness's own belongs here: run_memory adds the
+// L2 flush buffer the harness holds for every run.
+struct DemoMemory {
+  DemoMemory(double own_bytes = 0.0) : own(own_bytes) {}  // implicit: a plain number measures no ceiling
+  // The demo measures the copy ceiling at `bytes_per_buffer` (e.g. as large as its own buffers).
+  static DemoMemory with_ceiling(double own_bytes, double bytes_per_buffer) {
+    DemoMemory m(own_bytes);
+    m.measures_ceiling = true;
+    m.ceiling_buffer = bytes_per_buffer;
+    return m;
+  }
+  // The demo measures the copy ceiling at the harness's default buffers (default_copy_ceiling_bytes).
+  static DemoMemory with_default_ceiling(double own_bytes) { return with_ceiling(own_bytes, 0.0); }
+
+  double own = 0.0;
+  bool measures_ceiling = false;
+  double ceiling_buffer = 0.0;  // bytes per buffer; 0: the default
+};
+
 struct Variant {
   std::string name;         // stable snake_case: CLI, CSV rows and test names
   std::string description;  // one line for --list
@@ -55,8 +79,10 @@ struct Demo {
   // Default problem size for this device (working sets >= 8x L2 unless the demo is about caches).
   std::function<std::uint64_t(const DeviceInfo&)> default_size;
   std::uint64_t quick_size = 1 << 20;
-  // Device bytes a run of `size` needs; a size that cannot fit is rejected (exit 2) before allocating.
-  std::function<double(std::uint64_t size)> device_bytes;
+  // What the demo allocates at `size` (DemoMemory). With the harness's own buffers (run_memory), a size whose
+  // run cannot fit is rejected (exit 2) before allocating, and --plan-sizes shows the same total per card.
+  // It may throw a CliError for a --size the demo cannot take.
+  std::function<DemoMemory(std::uint64_t size)> device_bytes;
   // The largest --size that finishes in reasonable time on this device, and why (empty: no limit). A
   // larger size is refused up front (exit 2) with this limit.
   std::function<std::uint64_t(const DeviceInfo&)> max_size;
@@ -88,6 +114,57 @@ struct CopyCeiling {
 };
 
 inline constexpr double kFirstWarmupMs = 300.0;
+
+// The copy ceiling's bytes per buffer when a demo asks for none in particular: 8x L2, 16 MiB under --quick.
+inline std::uint64_t default_copy_ceiling_bytes(const DeviceInfo& dev, bool quick) {
+  return quick ? std::uint64_t{16} << 20 : 8 * static_cast<std::uint64_t>(dev.l2_bytes);
+}
+
+// The device memory of one run at `size` on `dev`, counted once: the demo's own buffers, the copy ceiling's
+// two buffers for a demo that measures it, and the L2 flush buffer the harness holds for the whole run.
+struct RunMemory {
+  double own = 0.0;
+  double ceiling = 0.0;
+  double flush = 0.0;
+  double total() const { return own + ceiling + flush; }
+};
+RunMemory run_memory(const Demo& demo, std::uint64_t size, const DeviceInfo& dev, bool quick);
+
+// What a demo keeps for the length of one run (its buffers, host references, baselines measured once),
+// one object per type: get<T>(args...) makes T(args...) on its first call, and every later call returns
+// that object (its arguments then unused). The objects die with the RunState, the last made first, so
+// nothing of one run outlives it or leaks into the next run in the same process.
+class RunState {
+ public:
+  RunState() = default;
+  ~RunState() { clear(); }
+  RunState(const RunState&) = delete;
+  RunState& operator=(const RunState&) = delete;
+
+  template <class T, class... A>
+  T& get(A&&... args) {
+    const std::type_index key(typeid(T));
+    for (const Slot& s : slots_)
+      if (s.key == key) return *static_cast<T*>(s.object.get());
+    // Made before its slot exists: a constructor that throws leaves nothing behind, and one that makes
+    // other state first is destroyed before that state.
+    auto object = std::make_unique<T>(std::forward<A>(args)...);
+    T& made = *object;
+    slots_.push_back(Slot{key, Object(object.release(), [](void* p) { delete static_cast<T*>(p); })});
+    return made;
+  }
+  void clear() {
+    while (!slots_.empty()) slots_.pop_back();
+  }
+
+ private:
+  using Object = std::unique_ptr<void, void (*)(void*)>;
+  struct Slot {
+    std::type_index key;
+    Object object;
+  };
+  std::vector<Slot> slots_;
+};
 
 class Context {
  public:
@@ -131,6 +208,12 @@ class Context {
   void set_profile_label(const std::string& label) { profile_label_ = label; }
   L2Flusher& flusher() { return *flusher_; }
 
+  // The demo's T for this run (see RunState): made as T(args...) on first use, destroyed with the run.
+  template <class T, class... A>
+  T& state(A&&... args) {
+    return state_.get<T>(std::forward<A>(args)...);
+  }
+
   // Records a verification result; prints the first mismatches on failure. Returns r.ok().
   bool check(const VerifyResult& r, const std::string& what);
 
@@ -152,8 +235,8 @@ class Context {
   // Prints an explanatory line with the human-readable output (not in CSV/JSON).
   void note(const std::string& text);
 
-  // cudaMemcpy D2D and the suite's copy kernel, measured once per process in this run, at
-  // `bytes_per_buffer` (default: 8x L2, or smaller in --quick mode).
+  // cudaMemcpy D2D and the suite's copy kernel, measured once in this run, at `bytes_per_buffer` (default:
+  // default_copy_ceiling_bytes). Only a demo whose device_bytes says it measures the ceiling may ask.
   const CopyCeiling& copy_ceiling(std::uint64_t bytes_per_buffer = 0);
 
   // Used by run_demo.
@@ -201,6 +284,7 @@ class Context {
   bool first_timing_ = true;
   std::FILE* human_ = stdout;
   std::unique_ptr<CopyCeiling> ceiling_;
+  RunState state_;  // last, so destroyed first: a demo's state may hold work on stream_
 };
 
 // For a demo's check_options: throws a CliError (the run's one-line usage error) unless `need_bytes` fit in

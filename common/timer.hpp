@@ -86,7 +86,9 @@ inline Timing timing_of(std::vector<double> samples) {
 // (Persisting lines survive ordinary writes; 05_l2_persistence resets them explicitly.)
 class L2Flusher {
  public:
-  explicit L2Flusher(std::size_t l2_bytes) : buf_(std::max<std::size_t>(2 * l2_bytes, 1 << 20)) {}
+  explicit L2Flusher(std::size_t l2_bytes) : buf_(buffer_bytes(l2_bytes)) {}
+  // Twice the L2 (at least 1 MiB): the device memory a flusher holds.
+  static std::size_t buffer_bytes(std::size_t l2_bytes) { return std::max<std::size_t>(2 * l2_bytes, 1 << 20); }
   void flush(cudaStream_t s) {
     // Alternate the value so the writes cannot be elided as redundant.
     value_ ^= 0x5a;

@@ -16,7 +16,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -99,26 +98,29 @@ inline std::optional<Shape> shape_of(const Row& row) {
 
 // --size N is an N x N matrix; --rows and --cols override one side each.
 inline std::vector<ExtraOption> shape_options() {
-  return {{"rows", "matrix rows M (rectangles: M x N)", "the --size value", true},
-          {"cols", "matrix columns N (rectangles: M x N)", "the --size value", true}};
+  return {ExtraOption::size("rows", "matrix rows M (rectangles: M x N)", "the --size value"),
+          ExtraOption::size("cols", "matrix columns N (rectangles: M x N)", "the --size value")};
 }
 
 inline constexpr const char* kSizeMeaning =
     "N for an N x N fp32 matrix (--rows/--cols for M x N); the size column counts elements";
 
-// Bytes of device memory a demo run needs for an N x N matrix: input, output and the two buffers of the
-// in-run copy ceiling (the L2 flush buffer is already allocated when this is checked). In double
-// throughout: --size 500G asks for 4.6e24 bytes, far past any integer type.
-inline double device_bytes_square(std::uint64_t n) {
+// The device memory of a demo run for an N x N matrix (Demo::device_bytes): input and output, and the copy
+// ceiling, measured at the matrix's size. In double throughout: --size 500G asks for 4.6e24 bytes, far past
+// any integer type.
+inline double matrix_bytes_square(std::uint64_t n) {
   const double side = static_cast<double>(n);
-  return 4.0 * side * side * sizeof(float);
+  return side * side * sizeof(float);
+}
+inline DemoMemory device_bytes_square(std::uint64_t n) {
+  return DemoMemory::with_ceiling(2.0 * matrix_bytes_square(n), matrix_bytes_square(n));
 }
 
 // The largest --size (N) whose four N x N matrices fit in this GPU's memory: a Demo::max_size, so a
 // larger side is refused before anything is allocated, with this limit and kMaxSideReason.
 inline std::uint64_t max_side_square(const DeviceInfo& dev) {
   const double per_element = 4.0 * sizeof(float);
-  auto fits = [&](std::uint64_t n) { return device_bytes_square(n) <= static_cast<double>(dev.total_memory); };
+  auto fits = [&](std::uint64_t n) { return 4.0 * matrix_bytes_square(n) <= static_cast<double>(dev.total_memory); };
   auto n = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(dev.total_memory) / per_element));
   while (n > 0 && !fits(n)) --n;
   while (fits(n + 1)) ++n;
@@ -271,6 +273,8 @@ class Bench {
     in_.upload(host_in_);
     transposed_ = transpose_reference(host_in_, s.rows, s.cols);
   }
+  // At the run's shape (--size, --rows, --cols), checked against the device memory free now.
+  explicit Bench(Context& ctx) : Bench(demo_shape(ctx)) {}
 
   const Shape& shape() const { return shape_; }
 
@@ -333,16 +337,12 @@ class Bench {
   double copy_row_gb_per_s_ = kNaN;
 };
 
-// The process's Bench, created on first use (shape checked, matrices allocated and filled, reference
-// computed) and measured against the copy ceiling at the same matrix size.
+// The run's Bench, made on first use (shape checked, matrices allocated and filled, reference computed) and
+// measured against the copy ceiling at the same matrix size (once per run: later calls return it).
 inline Bench& bench(Context& ctx) {
-  static std::unique_ptr<Bench> b;
-  if (!b) {
-    const Shape s = demo_shape(ctx);
-    b = std::make_unique<Bench>(s);
-    ctx.copy_ceiling(s.matrix_bytes());
-  }
-  return *b;
+  Bench& b = ctx.state<Bench>(ctx);
+  ctx.copy_ceiling(b.shape().matrix_bytes());
+  return b;
 }
 
 }  // namespace

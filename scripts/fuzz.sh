@@ -17,7 +17,7 @@ need_count --seconds "$seconds"
 fuzzer="$build/fuzz/fuzz_cli"
 [ -x "$fuzzer" ] || die "$fuzzer not built (needs clang++; build the project first)"
 corpus=$(mktemp -d)
-cp "$CML_ROOT"/common/fuzz/corpus/* "$corpus"/
+cp "$CML_ROOT"/tests/fuzz/corpus/* "$corpus"/
 log "fuzzing the CLI parser for ${seconds}s"
 "$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=5 -print_final_stats=1 "$corpus" 2>"$corpus.log" \
   || { tail -n 40 "$corpus.log"; die "the fuzzer found a problem (log: $corpus.log)"; }

@@ -77,7 +77,7 @@ done
 run_one() {
   local tool=$1 cmd=$2 log_file=$3 shard=$4 gpu=$5 extra=() env_args=()
   [ "$tool" = racecheck ] && extra=(--racecheck-report all)
-  # CML_SANITIZER_SWEEP: the tests skip their largest sizes and walk boundary shapes only (common/testing.hpp).
+  # CML_SANITIZER_SWEEP: the tests skip their largest sizes and walk boundary shapes only (tests/testing.hpp).
   if [ "$shard" != - ]; then   # "index/total"
     env_args+=(GTEST_TOTAL_SHARDS="${shard#*/}" GTEST_SHARD_INDEX="${shard%/*}" CML_SANITIZER_SWEEP=1)
   fi

@@ -12,10 +12,6 @@
 
 namespace cml::ch02 {
 
-// Device memory the harness itself may hold next to a demo's buffers: the in-run copy ceiling (two
-// buffers of 8x L2) and the L2 flush buffer (2x L2). 2.5 GB covers an L2 of up to 128 MiB.
-inline constexpr double kHarnessDeviceBytes = 2.5e9;
-
 // got[0, count) must equal expected[0, count) bit for bit; mismatches are reported with absolute
 // indices first_index + i. memcmp first: a 500 MB output is checked in tens of milliseconds.
 template <class T>

@@ -1,11 +1,10 @@
 // The part of the offset demos (misaligned_read, misaligned_write, load_caching, read_only_path) that
-// is the same in all of them: the buffers of one problem size, and one verified, timed sweep point
+// is the same in all of them: the run's buffers, and one verified, timed sweep point
 // with the model columns.
 #pragma once
 
 #include <cstddef>
 #include <functional>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,25 +32,18 @@ struct OffsetAddData {
   }
 };
 
-// Created on first use and shared by every variant of a demo (the demo's lambdas hold it), so the
+// The run's A, B and C at --size elements: made by its first variant and shared by the rest, so the
 // buffers (three of 8x L2 by default) and their host reference are built once per run.
-class OffsetAddState {
- public:
-  OffsetAddData& data(std::size_t n) {
-    if (!data_ || data_->n != n) {
-      data_.reset();  // free the old buffers before allocating new ones
-      data_ = std::make_unique<OffsetAddData>(n);
-    }
-    return *data_;
-  }
+inline OffsetAddData& offset_add_data(Context& ctx) { return ctx.state<OffsetAddData>(ctx.size()); }
 
- private:
-  std::unique_ptr<OffsetAddData> data_;
-};
+// Device bytes of the three buffers of n elements each.
+inline double offset_add_buffer_bytes(std::uint64_t n) {
+  return 3.0 * static_cast<double>(n + kMaxOffset) * sizeof(float);
+}
 
-// Device bytes for n elements per buffer: three buffers plus what the harness holds.
-inline double offset_add_device_bytes(std::uint64_t n) {
-  return 3.0 * static_cast<double>(n + kMaxOffset) * sizeof(float) + kHarnessDeviceBytes;
+// The Demo::device_bytes of an offset demo: its buffers, and the copy ceiling every point is set against.
+inline DemoMemory offset_add_device_bytes(std::uint64_t n) {
+  return DemoMemory::with_default_ceiling(offset_add_buffer_bytes(n));
 }
 
 // Loads of A and B shifted by r elements, stores to C shifted by w: 4 or 5 sectors per request.

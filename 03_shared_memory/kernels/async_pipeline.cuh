@@ -172,6 +172,7 @@ inline PipelineKernel async_pipeline_kernel(int stages) {
 // get nothing from L1: every word they load is used once, from shared memory. Also allows each kernel its
 // stages' dynamic shared memory beyond the default 48 KiB, for larger tiles.
 inline void async_pipeline_prefer_shared() {
+  // A property of the kernels on the process's one device, not of a run: it holds for every later launch.
   static const bool done = [] {
     for (int stages = 0; stages <= kPipeMaxStages; ++stages) {
       const PipelineKernel kernel = async_pipeline_kernel(stages);

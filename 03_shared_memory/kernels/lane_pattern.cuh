@@ -68,6 +68,7 @@ inline void launch_lane_pattern_read(const T* init, const int* lane_offsets, int
                                      cudaStream_t s) {
   // The kernel uses no L1 for data: ask for the largest shared-memory carve-out so kPatternBlocksPerSm
   // blocks (up to 4 x 33 KB for 16-byte elements) fit on every SM.
+  // Set once per process: a property of the kernel on its one device, not of a run, and this launch is timed.
   static const bool carveout_set = [] {
     CUDA_CHECK(cudaFuncSetAttribute(lane_pattern_read_kernel<T>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                     cudaSharedmemCarveoutMaxShared));

@@ -247,6 +247,7 @@ inline void check_aligned16(const void* p) {
 
 inline void launch_reduce_vec4(const unsigned* in, std::size_t n, Sum* total, cudaStream_t s) {
   check_aligned16(in);
+  // A fact of the kernel on the process's one device, not of a run: asked once, since this launch is timed.
   static const std::size_t resident = resident_blocks(reduce_vec4_kernel);
   zero_total(total, s);
   reduce_vec4_kernel<<<vec4_grid(resident, n), kReduceBlock, 0, s>>>(in, n, total);
@@ -255,6 +256,7 @@ inline void launch_reduce_vec4(const unsigned* in, std::size_t n, Sum* total, cu
 
 inline void launch_reduce_vec4_cub_block(const unsigned* in, std::size_t n, Sum* total, cudaStream_t s) {
   check_aligned16(in);
+  // A fact of the kernel on the process's one device, not of a run: asked once, since this launch is timed.
   static const std::size_t resident = resident_blocks(reduce_vec4_cub_block_kernel);
   zero_total(total, s);
   reduce_vec4_cub_block_kernel<<<vec4_grid(resident, n), kReduceBlock, 0, s>>>(in, n, total);

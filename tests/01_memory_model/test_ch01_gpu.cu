@@ -21,7 +21,7 @@
 #include "01_memory_model/kernels/stencil_1d.cuh"
 #include "01_memory_model/kernels/stream_sum.cuh"
 #include "01_memory_model/kernels/symbols.cuh"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

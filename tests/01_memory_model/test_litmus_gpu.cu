@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "01_memory_model/kernels/litmus.cuh"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

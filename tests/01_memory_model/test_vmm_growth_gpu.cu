@@ -12,7 +12,7 @@
 #include "01_memory_model/kernels/vmm_growth.hpp"
 #include "01_memory_model/kernels/vmm_growth_plan.hpp"
 #include "common/pattern_kernels.cuh"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 #include "common/vmm.hpp"
 
 namespace {

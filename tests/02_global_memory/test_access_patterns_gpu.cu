@@ -23,7 +23,7 @@
 #include "02_global_memory/kernels/strided_copy_reference.hpp"
 #include "02_global_memory/kernels/unified_memory.hpp"
 #include "02_global_memory/kernels/vector_copy.cuh"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include "02_global_memory/kernels/compressible.cuh"
 #include "02_global_memory/kernels/data_kinds.hpp"
 #include "common/pattern_kernels.cuh"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 #include "common/vmm.hpp"
 
 namespace {

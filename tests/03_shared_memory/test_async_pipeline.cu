@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "03_shared_memory/kernels/async_pipeline.cuh"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

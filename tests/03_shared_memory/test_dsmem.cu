@@ -7,7 +7,7 @@
 
 #include "03_shared_memory/kernels/dsmem.cuh"
 #include "03_shared_memory/kernels/latency_reference.hpp"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

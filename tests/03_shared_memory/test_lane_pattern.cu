@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "03_shared_memory/kernels/lane_pattern.cuh"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

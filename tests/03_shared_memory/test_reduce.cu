@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "03_shared_memory/kernels/reduce.cuh"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

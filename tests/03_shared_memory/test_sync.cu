@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "03_shared_memory/kernels/sync.cuh"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

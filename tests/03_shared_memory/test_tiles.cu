@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "03_shared_memory/kernels/smem_tiles.cuh"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include "03_shared_memory/kernels/tma.cuh"
 #include "common/pattern.hpp"
 #include "common/timer.hpp"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include "04_transfers/kernels/transfer_kernels.cuh"
 #include "04_transfers/kernels/vector_add.cuh"
 #include "04_transfers/kernels/vector_add_reference.hpp"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace cml::ch04 {
 // Test names and failure messages show the kind by name.

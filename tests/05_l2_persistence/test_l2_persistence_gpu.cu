@@ -11,7 +11,7 @@
 #include "05_l2_persistence/kernels/set_aside_cost.cuh"
 #include "05_l2_persistence/kernels/sliding_window.cuh"
 #include "05_l2_persistence/persisting_l2.hpp"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

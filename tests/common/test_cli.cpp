@@ -10,9 +10,8 @@ cml::CliSpec spec() {
   s.program = "demo";
   s.summary = "a test demo";
   s.variants = {"copy", "naive"};
-  s.extras = {{"offset", "element offset", "32", true, true},
-              {"mode", "a mode", "fast", false},
-              {"rounds", "a count", "4", true}};
+  s.extras = {cml::ExtraOption::size_or_zero("offset", "element offset", 32),
+              cml::ExtraOption::text("mode", "a mode", "fast"), cml::ExtraOption::size("rounds", "a count", 4)};
   return s;
 }
 
@@ -152,6 +151,51 @@ TEST(ParseCli, ErrorMessagesAreOneLine) {
   } catch (const cml::CliError& e) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
   }
+}
+
+TEST(SizeText, SuffixOnlyWhereExact) {
+  EXPECT_EQ(cml::size_text(256 * cml::kMiB), "256M");
+  EXPECT_EQ(cml::size_text(4 * cml::kGiB), "4G");
+  EXPECT_EQ(cml::size_text(1536 * cml::kMiB), "1536M");
+  EXPECT_EQ(cml::size_text(65536), "65536");
+  EXPECT_EQ(cml::size_text(1000), "1000");
+  EXPECT_EQ(cml::size_text(0), "0");
+  for (std::uint64_t v : {std::uint64_t{1}, std::uint64_t{4099}, 64 * cml::kKiB, 3 * cml::kMiB + 1, 16 * cml::kGiB})
+    EXPECT_EQ(cml::parse_size(cml::size_text(v)), v) << v;
+}
+
+// Each factory says what its value is; the parser and --help read only that.
+TEST(ExtraOption, FactoriesNameWhatTheValueIs) {
+  const auto size = cml::ExtraOption::size("rounds", "a count", 256);
+  EXPECT_TRUE(size.is_size);
+  EXPECT_FALSE(size.zero_allowed);
+  EXPECT_FALSE(size.output_only);
+  EXPECT_EQ(size.default_value, "256");
+  EXPECT_EQ(cml::ExtraOption::size("step", "bytes", 256 * cml::kMiB).default_value, "256M");
+  const auto shown = cml::ExtraOption::size("rows", "rows", "the --size value");
+  EXPECT_TRUE(shown.is_size);
+  EXPECT_EQ(shown.default_value, "the --size value");
+  const auto zero = cml::ExtraOption::size_or_zero("steps", "0 = calibrate", 0);
+  EXPECT_TRUE(zero.is_size);
+  EXPECT_TRUE(zero.zero_allowed);
+  EXPECT_EQ(zero.default_value, "0");
+  const auto text = cml::ExtraOption::text("set-aside", "max or a size", "max");
+  EXPECT_FALSE(text.is_size);
+  EXPECT_FALSE(text.output_only);
+  const auto file = cml::ExtraOption::output_file("timeline", "a trace");
+  EXPECT_FALSE(file.is_size);
+  EXPECT_TRUE(file.output_only);
+  EXPECT_EQ(file.default_value, "");
+}
+
+TEST(ExtraOption, ParsedAsDeclared) {
+  cml::CliSpec s = spec();
+  s.extras.push_back(cml::ExtraOption::output_file("trace", "a trace"));
+  EXPECT_THROW(cml::parse_cli(s, {"--rounds", "0"}), cml::CliError);  // size: 0 refused
+  EXPECT_EQ(cml::parse_cli(s, {"--offset", "0"}).extra_size(s, "offset"), 0u);  // size_or_zero
+  EXPECT_EQ(cml::parse_cli(s, {"--mode", "0"}).extra_text(s, "mode"), "0");   // text: any non-empty value
+  EXPECT_THROW(cml::parse_cli(s, {"--trace", ""}), cml::CliError);
+  EXPECT_EQ(cml::parse_cli(s, {"--trace=t.json"}).extra_text(s, "trace"), "t.json");
 }
 
 TEST(Usage, MentionsEveryFlagAndExtra) {

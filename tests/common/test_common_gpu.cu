@@ -9,7 +9,7 @@
 #include "common/copy_kernels.cuh"
 #include "common/harness.hpp"
 #include "common/pattern_kernels.cuh"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include "common/copy_kernels.cuh"
 #include "common/harness.hpp"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

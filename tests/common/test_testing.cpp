@@ -1,4 +1,4 @@
-// The sanitizer sweep's switches (common/testing.hpp): which sizes the GPU tests leave to plain ctest
+// The sanitizer sweep's switches (tests/testing.hpp): which sizes the GPU tests leave to plain ctest
 // when scripts/sanitize.sh sets CML_SANITIZER_SWEEP.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 
 namespace {
 

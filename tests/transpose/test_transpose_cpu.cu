@@ -519,13 +519,17 @@ TEST(Tile64, PrefetchDistanceIsASixthOfTheResidentBlocks) {
   EXPECT_EQ(prefetch_ahead(0), 1u);
 }
 
-// --size N needs four N x N fp32 matrices; the largest side accepted is the largest whose four fit.
+// --size N needs four N x N fp32 matrices: input and output, and the copy ceiling's two at the matrix's size;
+// the largest side accepted is the largest whose four fit.
 TEST(Sizes, DeviceBytesOfHugeSidesStayExact) {
-  EXPECT_DOUBLE_EQ(cml::transpose::device_bytes_square(8192), 16.0 * 8192.0 * 8192.0);
-  // 500G: (500 * 2^30)^2 * 16 = 4e6 * 2^60 bytes, about 4.6e24 (no integer type holds it).
+  const cml::DemoMemory m = cml::transpose::device_bytes_square(8192);
+  EXPECT_DOUBLE_EQ(m.own, 8.0 * 8192.0 * 8192.0);
+  EXPECT_TRUE(m.measures_ceiling);
+  EXPECT_DOUBLE_EQ(m.ceiling_buffer, 4.0 * 8192.0 * 8192.0);
+  // 500G: (500 * 2^30)^2 * 4 = 1e6 * 2^60 bytes per matrix, about 1.15e24 (no integer type holds it).
   const double n = 500.0 * 1073741824.0;
-  EXPECT_DOUBLE_EQ(cml::transpose::device_bytes_square(std::uint64_t{500} << 30), 16.0 * n * n);
-  EXPECT_GT(cml::transpose::device_bytes_square(std::uint64_t{500} << 30), 4.6e24);
+  EXPECT_DOUBLE_EQ(cml::transpose::matrix_bytes_square(std::uint64_t{500} << 30), 4.0 * n * n);
+  EXPECT_GT(cml::transpose::device_bytes_square(std::uint64_t{500} << 30).own, 2.3e24);
 }
 
 TEST(Sizes, MaxSideIsTheLargestWhoseFourMatricesFit) {
@@ -534,8 +538,8 @@ TEST(Sizes, MaxSideIsTheLargestWhoseFourMatricesFit) {
     cml::DeviceInfo dev;
     dev.total_memory = mem;
     const std::uint64_t n = cml::transpose::max_side_square(dev);
-    EXPECT_LE(cml::transpose::device_bytes_square(n), static_cast<double>(mem)) << mem;
-    EXPECT_GT(cml::transpose::device_bytes_square(n + 1), static_cast<double>(mem)) << mem;
+    EXPECT_LE(4.0 * cml::transpose::matrix_bytes_square(n), static_cast<double>(mem)) << mem;
+    EXPECT_GT(4.0 * cml::transpose::matrix_bytes_square(n + 1), static_cast<double>(mem)) << mem;
   }
   cml::DeviceInfo h100;
   h100.total_memory = std::size_t{80} * 1000 * 1000 * 1000;

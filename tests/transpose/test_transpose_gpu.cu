@@ -17,7 +17,7 @@
 #include "02_global_memory/kernels/transpose_global.cuh"
 #include "03_shared_memory/kernels/tma.cuh"
 #include "03_shared_memory/kernels/transpose_shared.cuh"
-#include "common/testing.hpp"
+#include "tests/testing.hpp"
 #include "common/transpose.hpp"
 
 namespace {

@@ -17,7 +17,8 @@ const cml::CliSpec& spec() {
     x.program = "fuzz";
     x.summary = "fuzzed";
     x.variants = {"copy_row", "naive_col", "stride"};
-    x.extras = {{"offset", "offset", "0", true}, {"rows", "rows", "8192", true}, {"mode", "mode", "a", false}};
+    x.extras = {cml::ExtraOption::size("offset", "offset", "0"), cml::ExtraOption::size("rows", "rows", 8192),
+                cml::ExtraOption::text("mode", "mode", "a")};
     return x;
   }();
   return s;
