@@ -1,42 +1,12 @@
-// transpose_shared: matrix transposes through a shared-memory tile, from bank-conflicted to close to the
-// copy ceiling.
-//
-// Shows: staging a tile in shared memory makes both global sides coalesced (4 sectors per request, or 16
-// for 16-byte accesses: all bytes used), and moves the column walk into shared memory, where its cost is
-// set by banks. naive_row (from 02_global_memory) is the transpose without a tile: rows read, columns
-// written, 32 sectors per store request; naive_col reads the columns instead, at the post's 32 x 8 block and
-// at 8 x 32, the fastest naive launch of chapter 02: the baseline a tuned tile has to beat. The 32 x 32 tile
-// is stored three ways: unpadded (a tile column sits in one bank: 32 wavefronts per request), +1 padded and
-// XOR-swizzled (both 1).
-// tiled_multi / tiled_32x4 / tiled_32x2 / tiled_64x8 / tiled_64x4 give each thread 4, 8 or 16 elements of a padded
-// 32 x 32 or 64 x 64 tile, so each thread keeps several loads in flight. fast_32x4 / fast_64x8 are the
-// same with unchecked interior tiles and 32-bit indexing when the matrix allows; the _cs variants add
-// evict-first loads and stores (__ldcs/__stcs). tile64_vec4 moves 64 x 64 tiles as float4 (4 x 4 blocks
-// transposed in registers, a chunk-swizzled tile); tile64_async adds persistent blocks and cp.async
-// double buffering (compute capability 8.0 or newer; waived on older GPUs). Wider accesses save
-// instructions, not DRAM bytes: the float4 tile keeps up with the padded 4-byte tile of the same size and
-// need not beat it, as long as its 16-byte stores stay 16-byte stores (store_float4). tile64_vec4_3pb is
-// the same kernel with at most 3 blocks resident per SM instead of 8: fewer tiles in flight at once. The
-// _l1 variants give shared memory only what their blocks use and the rest of the SM's memory to L1, through
-// which every load's data passes (the others take the largest shared memory).
-// fast_64x8_grouped runs the blocks in bands of tile rows, so the blocks resident at once cover a square
-// patch of the matrix instead of a strip; the _col variants take the tiles down each column of tiles, so the
-// blocks resident at once write long runs of a few output rows. tile64_vec4_3pb_col_pf keeps more reads in
-// flight without more blocks: each block also asks L2 for the tile a later block will read
-// (prefetch.global.L2::evict_last; compute capability 8.0 or newer). tma_64x64 / tma_128x128 (compute capability
-// 9.0 or newer; sides multiples of 4) bring each tile in and send it out with one tensor copy each, and the
-// threads only transpose 4 x 4 blocks between two shared-memory tiles; their persistent blocks take tiles
-// by ticket from a global counter, and tma_64x64_static splits the tiles among the blocks in advance.
-// tile_move_64x8 is not a transpose: tiled_64x8's kernel writing each tile untransposed to the transposed
-// tile's place. Beside tiled_64x8 it shows what the work inside the tile costs.
-// Bandwidth = 2 * M * N * 4 bytes / median time (GB = 1e9), L2 flushed before each sample; every output is
-// compared bit-exactly with its CPU reference (the transpose; the moved tiles for tile_move_64x8) before
-// it is timed. vs_memcpy divides by cudaMemcpy D2D of the same matrix size, measured in this run.
-// What you should see is declared in make_demo() as claims, judged after every run (--claims lists them).
-//
-// Run: build/bin/transpose_shared                 (8192 x 8192)
-//      build/bin/transpose_shared --size 16384
-//      build/bin/transpose_shared --rows 4096 --cols 1024
+// transpose_shared: does a shared-memory tile let a transpose move its bytes as fast as a copy?
+// A tile makes both global sides coalesced and moves the column walk into shared memory, where banks set its
+// cost (padding or a swizzle removes the conflicts); enough loads in flight per thread then bring it near
+// cudaMemcpy. The faster variants study what is left: wider accesses, blocks per SM, tile order, an L2
+// prefetch, cp.async and the TMA; tile_move_64x8 and tile_move_vec4_col_pf are not transposes but the same
+// kernels writing each tile untransposed, to separate the cost of the work from that of the access pattern.
+// Every output is compared bit-exactly with its CPU reference before it is timed; vs_memcpy divides by
+// cudaMemcpy D2D of the same matrix in the same run.
+//   build/bin/transpose_shared [--size N | --rows M --cols N]     (default 8192 x 8192)
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,23 +64,28 @@ constexpr const char* order_label(transpose::BlockOrder order) {
                                                    : "";
 }
 
+// Which kernel a padded-tile variant runs: the plain padded tile, or the fast-path tile (unchecked interior
+// tiles, 32-bit indexing) with evict-first hints or its tiles in another order.
+enum class PaddedKind { kPlain, kFast, kFastEvictFirst, kFastGrouped, kFastColumn };
+
 // Padded kSide x kSide tiles with kSide x kBlockRows threads (more loads in flight per thread).
-template <int kSide, int kBlockRows, int kKind = 0>
+template <int kSide, int kBlockRows, PaddedKind kKind = PaddedKind::kPlain>
 void padded_tile(Context& ctx) {
   transpose::Bench& b = transpose::bench(ctx);
   const auto& s = b.shape();
-  // kKind: 0 the plain padded tile, 1 the fast-path tile, 2 the fast-path tile with streaming hints, 3 the
-  // fast-path tile with blocks in grouped order, 4 the same in column-major order.
-  constexpr transpose::BlockOrder order = kKind == 3   ? transpose::BlockOrder::kGrouped
-                                     : kKind == 4 ? transpose::BlockOrder::kColumnMajor
-                                                  : transpose::BlockOrder::kRowMajor;
-  const transpose::Launch launch =
-      kKind == 0   ? transpose::Launch(launch_transpose_padded_tile<kSide, kBlockRows>)
-      : kKind == 2 ? transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, true>)
-                   : transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, false, order>);
-  const std::string kind = kKind == 0   ? ""
-                           : kKind == 2 ? " fast-path evict-first"
-                                        : std::string(" fast-path") + order_label(order);
+  constexpr transpose::BlockOrder order = kKind == PaddedKind::kFastGrouped  ? transpose::BlockOrder::kGrouped
+                                          : kKind == PaddedKind::kFastColumn ? transpose::BlockOrder::kColumnMajor
+                                                                             : transpose::BlockOrder::kRowMajor;
+  const transpose::Launch launch = [] {
+    if constexpr (kKind == PaddedKind::kPlain)
+      return transpose::Launch(launch_transpose_padded_tile<kSide, kBlockRows>);
+    else if constexpr (kKind == PaddedKind::kFastEvictFirst)
+      return transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, true>);
+    else return transpose::Launch(launch_transpose_fast_tile<kSide, kBlockRows, false, order>);
+  }();
+  const std::string kind = kKind == PaddedKind::kPlain            ? ""
+                           : kKind == PaddedKind::kFastEvictFirst ? " fast-path evict-first"
+                                                                  : std::string(" fast-path") + order_label(order);
   Row& row = b.run(ctx, fmt::format("tile={0}x{0} threads={0}x{1}{2}", kSide, kBlockRows, kind), Expect::kTranspose,
                    launch);
   // Warp w covers 32 consecutive x of one tile row y: it writes tile[y][x..] and reads tile[x..][y].
@@ -297,13 +272,18 @@ Demo make_demo() {
       {"tiled_32x2", "32x32 tile, 32x2 threads (16 elements each), +1 padding", padded_tile<32, 2>},
       {"tiled_64x8", "64x64 tile, 64x8 threads (8 elements each), +1 padding", padded_tile<64, 8>},
       {"tiled_64x4", "64x64 tile, 64x4 threads (16 elements each), +1 padding", padded_tile<64, 4>},
-      {"fast_32x4", "tiled_32x4 with unchecked interior tiles and 32-bit indexing", padded_tile<32, 4, 1>},
-      {"fast_32x4_cs", "fast_32x4 with evict-first loads and stores (__ldcs/__stcs)", padded_tile<32, 4, 2>},
-      {"fast_64x8", "tiled_64x8 with unchecked interior tiles and 32-bit indexing", padded_tile<64, 8, 1>},
-      {"fast_64x8_cs", "fast_64x8 with evict-first loads and stores (__ldcs/__stcs)", padded_tile<64, 8, 2>},
-      {"fast_64x8_grouped", "fast_64x8 with blocks in grouped order (bands of 16 tile rows)", padded_tile<64, 8, 3>},
+      {"fast_32x4", "tiled_32x4 with unchecked interior tiles and 32-bit indexing",
+       padded_tile<32, 4, PaddedKind::kFast>},
+      {"fast_32x4_cs", "fast_32x4 with evict-first loads and stores (__ldcs/__stcs)",
+       padded_tile<32, 4, PaddedKind::kFastEvictFirst>},
+      {"fast_64x8", "tiled_64x8 with unchecked interior tiles and 32-bit indexing",
+       padded_tile<64, 8, PaddedKind::kFast>},
+      {"fast_64x8_cs", "fast_64x8 with evict-first loads and stores (__ldcs/__stcs)",
+       padded_tile<64, 8, PaddedKind::kFastEvictFirst>},
+      {"fast_64x8_grouped", "fast_64x8 with blocks in grouped order (bands of 16 tile rows)",
+       padded_tile<64, 8, PaddedKind::kFastGrouped>},
       {"fast_64x8_col", "fast_64x8 with blocks in column-major order (down each column of tiles)",
-       padded_tile<64, 8, 4>},
+       padded_tile<64, 8, PaddedKind::kFastColumn>},
       {"tile64_vec4", "64x64 tile, 256 threads, float4 loads/stores, chunk-swizzled tile",
        float4_tile<transpose::BlockOrder::kRowMajor, false, Carve::kMaxShared>},
       {"tile64_vec4_3pb", "tile64_vec4 with at most 3 blocks resident per SM (unused shared memory reserved)",
