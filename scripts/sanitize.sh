@@ -3,9 +3,11 @@
 # findings (tool x target). Needs a GPU and a built tree (scripts/gpu_check.sh or cmake --preset release).
 #   scripts/sanitize.sh [--tools memcheck,racecheck,initcheck,synccheck] [--targets demos|tests|all]
 #                       [--only REGEX] [--jobs N] [--shards K] [--timeout SECONDS] [--build-dir DIR] [--logs DIR]
+#                       [--plan]
 # --jobs runs N sanitizer processes at once (default: half the cores, at most 8); each test binary is split
 # into K GoogleTest shards (default: 8; never more than it has tests) that count as one target in the
-# table. Exit status: 0 when every run reports 0 findings, 1 otherwise.
+# table. --plan prints the runs and their lanes (one at a time or shared, and the GPU each sees) without
+# running them. Exit status: 0 when every run reports 0 findings, 1 otherwise.
 set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
 tools=memcheck,racecheck,initcheck,synccheck
@@ -17,6 +19,7 @@ jobs=$(( cores / 2 > 8 ? 8 : (cores / 2 < 1 ? 1 : cores / 2) ))
 shards=8
 build="$CML_ROOT/build"
 logs=""
+plan=0
 while [ $# -gt 0 ]; do
   case $1 in
     --tools) need_value "$@"; tools=$2; shift 2 ;;
@@ -27,6 +30,7 @@ while [ $# -gt 0 ]; do
     --timeout) need_value "$@"; per_run=$2; shift 2 ;;
     --build-dir) need_value "$@"; build=$(from_caller "$2"); shift 2 ;;
     --logs) need_value "$@"; logs=$2; shift 2 ;;
+    --plan) plan=1; shift ;;
     -h|--help) print_help ;;
     *) usage_error "unknown option $1" ;;
   esac
@@ -40,7 +44,7 @@ for tool in "${tool_list[@]}"; do
   case $tool in memcheck|racecheck|initcheck|synccheck) ;; *) usage_error "unknown tool '$tool'" ;; esac
 done
 logs=${logs:-$build/sanitize}
-command -v compute-sanitizer >/dev/null || die "compute-sanitizer not found (CUDA Toolkit bin/ on PATH?)"
+[ $plan -eq 1 ] || command -v compute-sanitizer >/dev/null || die "compute-sanitizer not found (CUDA Toolkit bin/ on PATH?)"
 [ -f "$build/demos.txt" ] || die "$build/demos.txt missing: build first"
 
 # Targets that change device-wide state (the persisting-L2 set-aside, access-policy windows) or read it
@@ -69,9 +73,6 @@ if [ -n "$only" ]; then
   targets_list=("${kept[@]}")
 fi
 [ ${#targets_list[@]} -gt 0 ] || die "no targets selected"
-for tool in "${tool_list[@]}"; do
-  rm -rf "${logs:?}/$tool"; mkdir -p "$logs/$tool"
-done
 
 # One sanitizer run. Writes <log> and <log>.res: "findings api_errors announced rc seconds".
 run_one() {
@@ -126,6 +127,30 @@ for u in "${units[@]}"; do
   IFS='|' read -r _ label _ _ <<<"$u"
   if [[ $label =~ $serial_re ]]; then serial+=("$u"); else parallel+=("$u"); fi
 done
+# The GPU a unit sees ("-": every visible one): the serial lane uses the first; the k-th unit of the shared
+# lanes the next in turn, unless its target needs them all.
+serial_gpu=$([ "$gpu_count" -gt 1 ] && echo 0 || echo -)
+lanes=1
+shared_gpu() {
+  local k=$1 label=$2
+  if [ "$gpu_count" -gt 1 ] && ! [[ $label =~ $all_gpus_re ]]; then echo $(( (k + lanes) % gpu_count )); else echo -; fi
+}
+if [ $plan -eq 1 ]; then
+  for u in "${serial[@]}"; do
+    IFS='|' read -r tool label shard _ <<<"$u"
+    echo "one-at-a-time $tool $label $shard gpu $serial_gpu"
+  done
+  k=0
+  for u in "${parallel[@]}"; do
+    IFS='|' read -r tool label shard _ <<<"$u"
+    echo "shared $tool $label $shard gpu $(shared_gpu $k "$label")"
+    k=$((k + 1))
+  done
+  exit 0
+fi
+for tool in "${tool_list[@]}"; do
+  rm -rf "${logs:?}/$tool"; mkdir -p "$logs/$tool"
+done
 log "compute-sanitizer: ${#units[@]} runs (${#serial[@]} one at a time), $jobs at once, $gpu_count GPU(s), timeout ${per_run}s each"
 start=$(date +%s)
 
@@ -133,16 +158,14 @@ start=$(date +%s)
 (
   for u in "${serial[@]}"; do
     IFS='|' read -r tool label shard cmd <<<"$u"
-    run_one "$tool" "$cmd" "$(log_of "$tool" "$label" "$shard")" "$shard" "$([ "$gpu_count" -gt 1 ] && echo 0 || echo -)"
+    run_one "$tool" "$cmd" "$(log_of "$tool" "$label" "$shard")" "$shard" "$serial_gpu"
   done
 ) &
-lanes=1
 k=0
 for u in "${parallel[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
   IFS='|' read -r tool label shard cmd <<<"$u"
-  gpu=-
-  if [ "$gpu_count" -gt 1 ] && ! [[ $label =~ $all_gpus_re ]]; then gpu=$(( (k + lanes) % gpu_count )); fi
+  gpu=$(shared_gpu $k "$label")
   k=$((k + 1))
   run_one "$tool" "$cmd" "$(log_of "$tool" "$label" "$shard")" "$shard" "$gpu" &
 done
