@@ -66,34 +66,16 @@ Demo make_demo() {
             Bound::at_most(0.05),
             "the fifth sector of a misaligned warp is the next warp's first, so DRAM moves the same bytes (a "
             "cost per sector would be 14%); 5% allows one noisy point in 35",
-            ClaimKind::device,
-            [](const RunRows& r) {
-              return max_rel_deviation(r.values("read_offset_unroll4", "gb_per_s"),
-                                       r.value({"read_offset_unroll4", "offset=0"}));
-            }},
+            ClaimKind::device, flat_offset_sweep("read_offset_unroll4")},
       Claim{"misaligned_reads_cost_nothing_one_element",
             "Every offset of the one-element-per-thread kernel runs as fast as offset 0.",
             "max |GB/s read_offset[offset=k] / GB/s read_offset[offset=0] - 1| over k", Bound::at_most(0.05),
             "the same DRAM bytes at every offset; 5% allows one noisy point in 35", ClaimKind::device,
-            [](const RunRows& r) {
-              return max_rel_deviation(r.values("read_offset", "gb_per_s"), r.value({"read_offset", "offset=0"}));
-            }},
-      ratio_claim("one_element_below_unroll4",
-                  "One element per thread stays clearly below the 4-way unrolled kernel at offset 0.",
-                  {"read_offset", "offset=0"}, {"read_offset_unroll4", "offset=0"}, Bound::at_most(0.93),
-                  "8 bytes of loads in flight per thread cannot cover DRAM latency at this bandwidth; the gap is "
-                  "smaller on GPUs with less bandwidth per SM"),
-      Claim{"block_size_does_not_matter",
-            "From 128 to 1024 threads per block, the 4-way unrolled kernel runs at the same speed.",
-            "max over offsets 0, 11, 128 of (max GB/s / min GB/s) over the block sizes", Bound::at_most(1.05),
-            "every block size keeps the same bytes in flight per SM; 5% allows for run-to-run noise",
-            ClaimKind::device,
-            [](const RunRows& r) { return r.max_spread_within_groups("read_offset_unroll4_blocks", " block="); }},
+            flat_offset_sweep("read_offset")},
+      one_element_below_unroll4("read_offset", "read_offset_unroll4"),
+      block_size_does_not_matter("read_offset_unroll4_blocks"),
   };
-  d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
-  d.quick_size = std::uint64_t{1} << 20;
-  d.device_bytes = offset_add_device_bytes;
-  d.warmup_ms = 20.0;
+  set_offset_add_sizes(d);
   return d;
 }
 

@@ -58,12 +58,6 @@ Demo make_demo() {
       {"read_write_offset_unroll4", "C[i+k] = A[i+k] + B[i+k]: both sides shifted, unroll4",
        [unroll4](Context& c) { offset_sweep_variant(c, unroll4, true); }},
   };
-  // Every offset of a sweep against offset 0 of the same variant.
-  auto flat_sweep = [](const char* variant) {
-    return [variant](const RunRows& r) {
-      return max_rel_deviation(r.values(variant, "gb_per_s"), r.value({variant, "offset=0"}));
-    };
-  };
   d.claims = {
       Claim{"unroll4_reaches_ceiling",
             "Both 4-way unrolled kernels run at the copy ceiling at offset 0.",
@@ -80,35 +74,23 @@ Demo make_demo() {
             Bound::at_most(0.05),
             "L2 completes the partial sectors before writing them back, so DRAM moves the same bytes (a cost "
             "per sector would be 8%); 5% allows one noisy point in 35",
-            ClaimKind::device, flat_sweep("write_offset_unroll4")},
+            ClaimKind::device, flat_offset_sweep("write_offset_unroll4")},
       Claim{"misaligned_stores_cost_nothing_one_element",
             "Every store offset of the one-element-per-thread kernel runs as fast as offset 0.",
             "max |GB/s write_offset[offset=k] / GB/s write_offset[offset=0] - 1| over k", Bound::at_most(0.05),
             "the same DRAM bytes at every offset; 5% allows one noisy point in 35", ClaimKind::device,
-            flat_sweep("write_offset")},
+            flat_offset_sweep("write_offset")},
       Claim{"both_sides_misaligned_cost_nothing",
             "Shifting loads and stores together costs nothing either: every offset runs as fast as offset 0.",
             "max |GB/s read_write_offset_unroll4[offset=k] / GB/s read_write_offset_unroll4[offset=0] - 1| over k",
             Bound::at_most(0.05),
             "5 sectors per request on both sides, the same DRAM bytes (a cost per sector would be 20%); 5% "
             "allows one noisy point in 35",
-            ClaimKind::device, flat_sweep("read_write_offset_unroll4")},
-      ratio_claim("one_element_below_unroll4",
-                  "One element per thread stays clearly below the 4-way unrolled kernel at offset 0.",
-                  {"write_offset", "offset=0"}, {"write_offset_unroll4", "offset=0"}, Bound::at_most(0.93),
-                  "8 bytes of loads in flight per thread cannot cover DRAM latency at this bandwidth; the gap is "
-                  "smaller on GPUs with less bandwidth per SM"),
-      Claim{"block_size_does_not_matter",
-            "From 128 to 1024 threads per block, the 4-way unrolled kernel runs at the same speed.",
-            "max over offsets 0, 11, 128 of (max GB/s / min GB/s) over the block sizes", Bound::at_most(1.05),
-            "every block size keeps the same bytes in flight per SM; 5% allows for run-to-run noise",
-            ClaimKind::device,
-            [](const RunRows& r) { return r.max_spread_within_groups("write_offset_unroll4_blocks", " block="); }},
+            ClaimKind::device, flat_offset_sweep("read_write_offset_unroll4")},
+      one_element_below_unroll4("write_offset", "write_offset_unroll4"),
+      block_size_does_not_matter("write_offset_unroll4_blocks"),
   };
-  d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
-  d.quick_size = std::uint64_t{1} << 20;
-  d.device_bytes = offset_add_device_bytes;
-  d.warmup_ms = 20.0;
+  set_offset_add_sizes(d);
   return d;
 }
 

@@ -90,10 +90,7 @@ Demo make_demo() {
                   "each load waits for the previous store, so a thread keeps two loads in flight instead of eight; "
                   "the gap is smaller on GPUs with less bandwidth per SM"),
   };
-  d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
-  d.quick_size = std::uint64_t{1} << 20;
-  d.device_bytes = offset_add_device_bytes;
-  d.warmup_ms = 20.0;
+  set_offset_add_sizes(d);
   return d;
 }
 

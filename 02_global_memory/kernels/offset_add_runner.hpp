@@ -1,9 +1,10 @@
 // The part of the offset demos (misaligned_read, misaligned_write, load_caching, read_only_path) that
-// is the same in all of them: the run's buffers, and one verified, timed sweep point
-// with the model columns.
+// is the same in all of them: the run's buffers, one verified, timed sweep point with the model columns,
+// their sizes, and the claims the two misaligned demos make alike.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
@@ -78,6 +79,42 @@ template <class Launcher>
 OffsetLaunch with_block(Launcher launcher, unsigned block) {
   return [launcher, block](const float* a, const float* b, float* c, std::size_t n, unsigned r, unsigned w,
                            cudaStream_t s) { launcher(a, b, c, n, r, w, block, s); };
+}
+
+// The sizes of misaligned_read, misaligned_write and read_only_path: three float buffers of 8x L2 by default,
+// so every point streams from DRAM.
+inline void set_offset_add_sizes(Demo& d) {
+  d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes / sizeof(float); };
+  d.quick_size = std::uint64_t{1} << 20;
+  d.device_bytes = offset_add_device_bytes;
+  d.warmup_ms = 20.0;
+}
+
+// The value of a claim that an offset sweep is flat: the largest |GB/s at offset k / GB/s at offset 0 - 1|
+// over the sweep of `variant`.
+inline std::function<double(const RunRows&)> flat_offset_sweep(std::string variant) {
+  return [variant](const RunRows& r) {
+    return max_rel_deviation(r.values(variant, "gb_per_s"), r.value({variant, "offset=0"}));
+  };
+}
+
+// One element per thread (`one`) against the 4-way unrolled kernel (`unroll4`), both at offset 0.
+inline Claim one_element_below_unroll4(const std::string& one, const std::string& unroll4) {
+  return ratio_claim("one_element_below_unroll4",
+                     "One element per thread stays clearly below the 4-way unrolled kernel at offset 0.",
+                     {one, "offset=0"}, {unroll4, "offset=0"}, Bound::at_most(0.93),
+                     "8 bytes of loads in flight per thread cannot cover DRAM latency at this bandwidth; the gap is "
+                     "smaller on GPUs with less bandwidth per SM");
+}
+
+// The block sweep of the 4-way unrolled kernel (`variant`, params "offset=K block=B") is flat at every offset.
+inline Claim block_size_does_not_matter(const std::string& variant) {
+  return Claim{"block_size_does_not_matter",
+               "From 128 to 1024 threads per block, the 4-way unrolled kernel runs at the same speed.",
+               "max over offsets 0, 11, 128 of (max GB/s / min GB/s) over the block sizes", Bound::at_most(1.05),
+               "every block size keeps the same bytes in flight per SM; 5% allows for run-to-run noise",
+               ClaimKind::device,
+               [variant](const RunRows& r) { return r.max_spread_within_groups(variant, " block="); }};
 }
 
 }  // namespace cml::ch02
