@@ -141,12 +141,7 @@ Demo make_demo() {
               return max_of(v);
             }},
   };
-  d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{16} * dev.l2_bytes; };
-  d.quick_size = std::uint64_t{4} << 20;
-  d.device_bytes = [](std::uint64_t bytes) {
-    return DemoMemory::with_default_ceiling(2.0 * static_cast<double>(bytes) + 32);
-  };
-  d.warmup_ms = 20.0;
+  set_copy_sizes(d, 16);
   return d;
 }
 

@@ -119,12 +119,7 @@ Demo make_demo() {
                   {"grid_stride", "width=16"}, {"per_thread", "width=16"}, Bound::at_least(0.9),
                   "both keep 16 bytes in flight per resident thread; 10% allows for the loop's overhead and noise"),
   };
-  d.default_size = [](const DeviceInfo& dev) { return std::uint64_t{8} * dev.l2_bytes; };
-  d.quick_size = std::uint64_t{4} << 20;
-  d.device_bytes = [](std::uint64_t bytes) {
-    return DemoMemory::with_default_ceiling(2.0 * static_cast<double>(bytes) + 32);
-  };
-  d.warmup_ms = 20.0;
+  set_copy_sizes(d, 8);
   return d;
 }
 

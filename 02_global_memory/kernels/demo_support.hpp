@@ -1,5 +1,5 @@
 // Host-side helpers shared by the access-pattern demos and their tests: fast bit-exact checks with
-// element-level reports, the poison check, and the sweep lists of the chapter.
+// element-level reports, the poison check, the sweep lists of the chapter, and the sizes of its copy demos.
 #pragma once
 
 #include <cstddef>
@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/harness.hpp"
 #include "common/resources.hpp"
 #include "common/verify.hpp"
 
@@ -81,6 +82,17 @@ inline std::vector<unsigned> block_sweep(bool quick) {
 inline std::vector<unsigned> seed_offsets(bool quick) {
   if (quick) return {0, 11};
   return {0, 11, 128};
+}
+
+// The sizes of the copy demos (strided_copy, vector_width): --size bytes per buffer, in and out (at least one
+// 16-byte element each), `l2_multiple` x L2 by default so that every point streams from DRAM.
+inline void set_copy_sizes(Demo& d, std::uint64_t l2_multiple) {
+  d.default_size = [l2_multiple](const DeviceInfo& dev) { return l2_multiple * dev.l2_bytes; };
+  d.quick_size = std::uint64_t{4} << 20;
+  d.device_bytes = [](std::uint64_t bytes) {
+    return DemoMemory::with_default_ceiling(2.0 * static_cast<double>(bytes) + 32);
+  };
+  d.warmup_ms = 20.0;
 }
 
 }  // namespace cml::ch02
