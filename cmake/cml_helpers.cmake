@@ -14,8 +14,29 @@ target_compile_options(cml_flags INTERFACE
 # Exit codes every demo uses; CTest treats 77 as "skipped".
 set(CML_EXIT_WAIVED 77)
 
+# How a demo or GPU test binary must be run, declared where it is (add_demo, add_cml_test) and written to
+# <build>/target_flags.txt ("name|flag,flag" per target, lower case; scripts/lib/run_folder.py reads it):
+#   DEVICE_STATE  it changes device-wide state (the persisting-L2 set-aside, access-policy windows) or reads
+#                 it back and compares: the scripts that run targets side by side run it alone
+#   ALL_GPUS      it needs every GPU visible (peer access); the others may be given one GPU each
+set(CML_RUN_FLAGS DEVICE_STATE ALL_GPUS)
+
+# cml_record_run_flags(<name>): the line of <name> in target_flags.txt, from the ARG_<flag> options its caller
+# (add_demo, add_cml_test) parsed.
+function(cml_record_run_flags name)
+  set(flags)
+  foreach(flag IN LISTS CML_RUN_FLAGS)
+    if(ARG_${flag})
+      string(TOLOWER ${flag} lower)
+      list(APPEND flags ${lower})
+    endif()
+  endforeach()
+  list(JOIN flags "," flags)
+  set_property(GLOBAL APPEND PROPERTY CML_TARGET_FLAGS "${name}|${flags}")
+endfunction()
+
 # add_demo(<name> SOURCES <files...> [ARGS <smoke args...>] [COMPILE_OPTIONS <opts...>] [NO_SMOKE]
-#          [BAD_OPTIONS "<args>" ...] [EXTRA_RUNS "<label>|<args>" ...] [TIMELINE])
+#          [BAD_OPTIONS "<args>" ...] [EXTRA_RUNS "<label>|<args>" ...] [TIMELINE] [DEVICE_STATE] [ALL_GPUS])
 #
 # Creates executable <name> (output in <build>/bin), links the common harness and flags, and registers
 # `smoke.<name>` running it with --quick (labels: smoke, gpu). With no GPU it exits 77 -> skipped.
@@ -25,8 +46,10 @@ set(CML_EXIT_WAIVED 77)
 # the demo at its defaults under its own name, one more run per EXTRA_RUNS entry (a label of its own and the
 # arguments that make it, e.g. "transpose_shared_16384|--size 16384"), and with TIMELINE every run also writes
 # the stream timeline (--timeline <run folder>/<label>.timeline.json) that the report draws.
+# DEVICE_STATE and ALL_GPUS: how the demo must be run (CML_RUN_FLAGS above).
 function(add_demo name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_SMOKE;TIMELINE" "" "SOURCES;ARGS;COMPILE_OPTIONS;BAD_OPTIONS;EXTRA_RUNS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_SMOKE;TIMELINE;${CML_RUN_FLAGS}" ""
+                        "SOURCES;ARGS;COMPILE_OPTIONS;BAD_OPTIONS;EXTRA_RUNS")
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE cml::common cml::flags)
   if(ARG_COMPILE_OPTIONS)
@@ -48,6 +71,7 @@ function(add_demo name)
     endif()
     set_property(GLOBAL APPEND PROPERTY CML_DEMO_RUNS "${name}|${extra}|${timeline}")
   endforeach()
+  cml_record_run_flags(${name})
   if(CML_BUILD_TESTS AND NOT ARG_NO_SMOKE)
     add_test(NAME smoke.${name} COMMAND ${name} --quick ${ARG_ARGS})
     set_tests_properties(smoke.${name} PROPERTIES
@@ -61,16 +85,21 @@ function(add_demo name)
   endif()
 endfunction()
 
-# add_cml_test(<name> LABEL cpu|gpu SOURCES <files...>)
+# add_cml_test(<name> LABEL cpu|gpu SOURCES <files...> [COMPILE_OPTIONS <opts...>] [DEVICE_STATE] [ALL_GPUS])
 #
 # A GoogleTest executable whose tests are discovered individually. GPU tests call GTEST_SKIP() when no
 # device is usable; SKIP_REGULAR_EXPRESSION makes CTest report those as skipped, never passed. (The
 # regex has no brackets or backslashes: CMake 4.x's discovery script does not survive escaped ones.)
+# DEVICE_STATE and ALL_GPUS (gpu tests only): how the binary must be run (CML_RUN_FLAGS above).
 function(add_cml_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "LABEL" "SOURCES;COMPILE_OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "${CML_RUN_FLAGS}" "LABEL" "SOURCES;COMPILE_OPTIONS")
   if(NOT ARG_LABEL MATCHES "^(cpu|gpu)$")
     message(FATAL_ERROR "add_cml_test(${name}): LABEL must be cpu or gpu")
   endif()
+  if(ARG_LABEL STREQUAL "cpu" AND (ARG_DEVICE_STATE OR ARG_ALL_GPUS))
+    message(FATAL_ERROR "add_cml_test(${name}): DEVICE_STATE and ALL_GPUS are for gpu tests")
+  endif()
+  cml_record_run_flags(${name})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE cml::common cml::testing cml::flags GTest::gtest GTest::gtest_main)
   if(ARG_COMPILE_OPTIONS)

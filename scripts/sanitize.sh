@@ -47,11 +47,16 @@ logs=${logs:-$build/sanitize}
 [ $plan -eq 1 ] || command -v compute-sanitizer >/dev/null || die "compute-sanitizer not found (CUDA Toolkit bin/ on PATH?)"
 [ -f "$build/demos.txt" ] || die "$build/demos.txt missing: build first"
 
-# Targets that change device-wide state (the persisting-L2 set-aside, access-policy windows) or read it
-# back and compare: run one at a time, so that no two of them see each other's settings.
-serial_re='^(l2_|memory_hierarchy)'
-# Targets that need every GPU visible (peer access); all others are spread over the GPUs one per run.
-all_gpus_re='^(peer_to_peer|transfers_gpu_tests)'
+# How each target must run, as add_demo and add_cml_test declare it (build/target_flags.txt): device_state
+# targets change device-wide state (the persisting-L2 set-aside, access-policy windows) or read it back and
+# compare, and run one at a time, so that no two of them see each other's settings; all_gpus targets need
+# every GPU visible (peer access); all others are spread over the GPUs one per run.
+declare -A flagged
+for flag in device_state all_gpus; do
+  names=$(python3 "$CML_ROOT/scripts/lib/run_folder.py" targets "$build" --flag $flag) || exit 1
+  while IFS= read -r name; do [ -n "$name" ] && flagged["$flag|$name"]=1; done <<<"$names"
+done
+has_flag() { [ -n "${flagged["$1|$2"]:-}" ]; }   # has_flag FLAG TARGET
 gpu_count=$(visible_gpus)
 [ "$gpu_count" -ge 1 ] || gpu_count=1
 [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && gpu_count=1   # the caller chose the devices
@@ -125,20 +130,22 @@ log_of() { local tool=$1 label=$2 shard=$3; [ "$shard" = - ] && echo "$logs/$too
 serial=() parallel=()
 for u in "${units[@]}"; do
   IFS='|' read -r _ label _ _ <<<"$u"
-  if [[ $label =~ $serial_re ]]; then serial+=("$u"); else parallel+=("$u"); fi
+  if has_flag device_state "$label"; then serial+=("$u"); else parallel+=("$u"); fi
 done
 # The GPU a unit sees ("-": every visible one): the serial lane uses the first; the k-th unit of the shared
-# lanes the next in turn, unless its target needs them all.
-serial_gpu=$([ "$gpu_count" -gt 1 ] && echo 0 || echo -)
+# lanes the next in turn; a target that needs them all sees them all.
 lanes=1
+serial_gpu() {
+  if [ "$gpu_count" -gt 1 ] && ! has_flag all_gpus "$1"; then echo 0; else echo -; fi
+}
 shared_gpu() {
   local k=$1 label=$2
-  if [ "$gpu_count" -gt 1 ] && ! [[ $label =~ $all_gpus_re ]]; then echo $(( (k + lanes) % gpu_count )); else echo -; fi
+  if [ "$gpu_count" -gt 1 ] && ! has_flag all_gpus "$label"; then echo $(( (k + lanes) % gpu_count )); else echo -; fi
 }
 if [ $plan -eq 1 ]; then
   for u in "${serial[@]}"; do
     IFS='|' read -r tool label shard _ <<<"$u"
-    echo "one-at-a-time $tool $label $shard gpu $serial_gpu"
+    echo "one-at-a-time $tool $label $shard gpu $(serial_gpu "$label")"
   done
   k=0
   for u in "${parallel[@]}"; do
@@ -158,7 +165,7 @@ start=$(date +%s)
 (
   for u in "${serial[@]}"; do
     IFS='|' read -r tool label shard cmd <<<"$u"
-    run_one "$tool" "$cmd" "$(log_of "$tool" "$label" "$shard")" "$shard" "$serial_gpu"
+    run_one "$tool" "$cmd" "$(log_of "$tool" "$label" "$shard")" "$shard" "$(serial_gpu "$label")"
   done
 ) &
 k=0

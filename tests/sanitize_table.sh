@@ -2,7 +2,8 @@
 # scripts/sanitize.sh's bookkeeping, checked without a GPU: a stand-in compute-sanitizer on PATH runs
 # stand-in demos and a stand-in test binary, and the table must read each outcome the way it is meant
 # to: findings, failed API calls the demo announced, a waiver (exit 77), a run past --timeout, and a
-# binary with fewer tests than shards. Runs anywhere.
+# binary with fewer tests than shards; and --plan must give each target the lane and GPUs its flags in
+# build/target_flags.txt ask for. Runs anywhere.
 # Usage: sanitize_table.sh <source root>
 set -u
 root=$(cd "$1" && pwd) || exit 1
@@ -37,9 +38,14 @@ fi
 exit $rc
 EOF
 
-demo() { printf '#!/usr/bin/env bash\n%s\n' "$2" >"$work/build/bin/$1"; echo "ch/$1" >>"$work/build/demos.txt"; }
-demo clean_demo 'exit 0'
-demo racy_demo 'echo FAKE_ERRORS=3'
+# demo NAME SCRIPT [FLAGS]: a stand-in demo, listed in demos.txt and target_flags.txt.
+demo() {
+  printf '#!/usr/bin/env bash\n%s\n' "$2" >"$work/build/bin/$1"
+  echo "ch/$1" >>"$work/build/demos.txt"
+  echo "$1|${3:-}" >>"$work/build/target_flags.txt"
+}
+demo clean_demo 'exit 0' device_state
+demo racy_demo 'echo FAKE_ERRORS=3' all_gpus
 demo announcing_demo 'echo "expected CUDA API errors (deliberate): 2 failing call(s)"; echo FAKE_API=2'
 demo waived_demo 'echo "needs a feature this GPU lacks"; exit 77'
 demo slow_demo 'sleep 10'
@@ -49,6 +55,7 @@ cat >"$work/build/tests/two_gpu_tests" <<'EOF'
 if [ "${1:-}" = --gtest_list_tests ]; then printf 'Suite.\n  first\n  second\n'; exit 0; fi
 echo "shard ${GTEST_SHARD_INDEX:-none} of ${GTEST_TOTAL_SHARDS:-none} sweep ${CML_SANITIZER_SWEEP:-0}"
 EOF
+echo "two_gpu_tests|" >>"$work/build/target_flags.txt"
 chmod +x "$work/path/compute-sanitizer" "$work/build/bin/"* "$work/build/tests/two_gpu_tests"
 
 out=$(PATH="$work/path:$PATH" bash "$root/scripts/sanitize.sh" --build-dir "$work/build" --tools memcheck,racecheck \
@@ -75,5 +82,18 @@ check "each shard runs its own index under the sweep" \
 slowest=$(printf '%s\n' "$out" | grep '^slowest run:')
 check "the slowest run is the one that timed out (got '$slowest')" \
   grep -Eq '^slowest run: (memcheck|racecheck) slow_demo [0-9]+s of the 3s timeout$' <<<"$slowest"
+
+# The lanes, on a stand-in host with two GPUs: the device_state demo alone on the first GPU, the all_gpus demo
+# beside the others on both, every other run on one GPU in turn.
+mkdir -p "$work/gpus"
+printf '#!/bin/sh\necho "GPU 0: stand-in"; echo "GPU 1: stand-in"\n' >"$work/gpus/nvidia-smi"
+chmod +x "$work/gpus/nvidia-smi"
+plan=$(env -u CUDA_VISIBLE_DEVICES PATH="$work/gpus:$work/path:$PATH" bash "$root/scripts/sanitize.sh" \
+       --build-dir "$work/build" --tools memcheck --logs "$work/plan_logs" --plan 2>&1)
+check "--plan: the device_state demo runs alone on GPU 0" grep -qx 'one-at-a-time memcheck clean_demo - gpu 0' <<<"$plan"
+check "--plan: the all_gpus demo sees every GPU" grep -qx 'shared memcheck racy_demo - gpu -' <<<"$plan"
+check "--plan: the others one GPU each" grep -qx 'shared memcheck announcing_demo - gpu 0' <<<"$plan"
+check "--plan: one line per run (got $(wc -l <<<"$plan"))" test "$(wc -l <<<"$plan")" -eq 7
+check "--plan runs nothing" test ! -e "$work/plan_logs"
 echo "sanitize table: $pass passed, $fail failed"
-[ $fail -eq 0 ] || { printf '%s\n' "$out"; exit 1; }
+[ $fail -eq 0 ] || { printf '%s\n' "$out" "$plan"; exit 1; }

@@ -8,7 +8,9 @@ A run folder (runs/<gpu>-<date>-<time>/ from scripts/run_all.sh, or a reference 
   demos.txt           chapter/demo per line (a copy of the build's)
   <label>.csv, .json, .claims.csv, .timeline.json, logs/<label>.log: what each demo run wrote
   provenance.json     scripts/provenance.py; its "command" says how the run was started
-The build folder holds demos.txt and demo_runs.txt (demo|label|args|timeline per line, from add_demo).
+The build folder holds demos.txt, demo_runs.txt (demo|label|args|timeline per line, from add_demo) and
+target_flags.txt (name|flag,flag per demo and test binary, from add_demo and add_cml_test: device_state for
+one that must run alone, all_gpus for one that needs every GPU).
 
 The shell scripts use it through this command line (one line "error: ..." and exit 2 on a caller's mistake,
 exit 1 on a folder that cannot be used):
@@ -16,6 +18,9 @@ exit 1 on a folder that cannot be used):
                                        the runs of the main job, defaults first ("demo|label|args|timeline",
                                        or the one field F of each)
   run_folder.py demos FOLDER           the demo names of FOLDER/demos.txt, in order
+  run_folder.py targets BUILD [--flag F]
+                                       the demos and test binaries of BUILD/target_flags.txt, in order
+                                       ("name|flags", or only the names of those declaring flag F)
   run_folder.py init RUN BUILD [--only REGEX]
                                        a new run folder: logs/, demos.txt, runs.txt, an empty status.txt;
                                        prints the plan as `plan` does
@@ -43,6 +48,8 @@ import sys
 
 STATUS_FIELDS = ("label", "demo", "state", "exit", "reason")
 PLAN_FIELDS = ("demo", "label", "args", "timeline")
+# How a target must be run (add_demo's and add_cml_test's DEVICE_STATE and ALL_GPUS, lower case).
+TARGET_FLAGS = ("device_state", "all_gpus")
 # Reasons and labels are the demos' own text: whatever bytes they hold are written back as they were read.
 _TEXT = dict(encoding="utf-8", errors="surrogateescape", newline="")
 
@@ -192,6 +199,27 @@ def read_plan(build_dir):
     return [r for r in runs if r["label"] == r["demo"]] + [r for r in runs if r["label"] != r["demo"]]
 
 
+def read_target_flags(build_dir):
+    """{name: [flags]} of build_dir/target_flags.txt: every demo and test binary, in the order declared."""
+    path = os.path.join(build_dir, "target_flags.txt")
+    if not os.path.exists(path):
+        raise Unusable(f"{path} missing: configure again (cmake --preset release)")
+    out = {}
+    for line in _lines(path):
+        name, _, flags = line.partition("|")
+        if name:
+            out[name] = [f for f in flags.split(",") if f]
+    return out
+
+
+def _print_targets(build_dir, flag=None):
+    for name, flags in read_target_flags(build_dir).items():
+        if flag is None:
+            print(f"{name}|{','.join(flags)}")
+        elif flag in flags:
+            print(name)
+
+
 def select(plan, only=None, label=None, defaults=False, timeline=False):
     out = [r for r in plan if (only is None or re.search(only, r["label"]))
            and (label is None or r["label"] == label)
@@ -271,6 +299,7 @@ COMMANDS = {
              ["build", ("--only", {}), ("--label", {}), ("--defaults", {"action": "store_true"}),
               ("--timeline", {"action": "store_true"}), ("--field", {"choices": PLAN_FIELDS})]),
     "demos": (lambda a: print("\n".join(read_chapters(a.folder))), ["folder"]),
+    "targets": (lambda a: _print_targets(a.build, a.flag), ["build", ("--flag", {"choices": TARGET_FLAGS})]),
     "init": (lambda a: _print_plan(init(a.run, a.build, a.only)), ["run", "build", ("--only", {})]),
     "record": (lambda a: print(record(a.run, a.label, a.demo, a.exit)),
                ["run", "label", "demo", ("exit", {"type": int})]),
