@@ -86,7 +86,6 @@ Demo make_demo() {
       "(both sides strided) beside them as the reference for a strided store:\n"
       "the strided store, not the strided load, is what a naive transpose pays for, and neither L1 nor the\n"
       "diagonal block order changes that.";
-  d.size_meaning = transpose::kSizeMeaning;
   d.variants = {
       {"copy_row", "upper bound: copy, both sides along rows (coalesced)",
        [](Context& ctx) { transpose::bench(ctx).copy_row(ctx); }},
@@ -168,14 +167,7 @@ Demo make_demo() {
                      value_ending(r, "block_sweep", "naive_row block=8x32");
             }},
   };
-  d.default_size = [](const DeviceInfo&) { return std::uint64_t{8192}; };
-  d.quick_size = 1000;  // 4 MB, and not a multiple of any block
-  d.device_bytes = transpose::device_bytes_square;
-  d.max_size = transpose::max_side_square;
-  d.max_size_reason = transpose::kMaxSideReason;
-  d.extras = transpose::shape_options();
-  d.check_options = [](Context& ctx) { (void)transpose::demo_shape(ctx); };
-  d.warmup_ms = 30.0;
+  transpose::set_demo_sizes(d);
   return d;
 }
 

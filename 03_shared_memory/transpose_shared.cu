@@ -229,7 +229,6 @@ Demo make_demo() {
       "Matrix transposes through a shared-memory tile (fp32, out = in^T): unpadded, padded and swizzled\n"
       "tiles, several elements per thread, float4 tiles and cp.async, against the naive global transpose\n"
       "and cudaMemcpy D2D of the same matrix measured in the same run.";
-  d.size_meaning = transpose::kSizeMeaning;
   d.variants = {
       {"copy_row", "reference: copy along rows, one float per thread (02_global_memory); cudaMemcpy is the ceiling",
        [](Context& ctx) { transpose::bench(ctx).copy_row(ctx); }},
@@ -416,14 +415,7 @@ Demo make_demo() {
                     "register transpose costs a memory-bound kernel nothing it has to spare. 2% is the noise between "
                     "two runs of kernels of equal cost"),
   };
-  d.default_size = [](const DeviceInfo&) { return std::uint64_t{8192}; };
-  d.quick_size = 1000;  // 4 MB, and not a multiple of either tile
-  d.device_bytes = transpose::device_bytes_square;
-  d.max_size = transpose::max_side_square;
-  d.max_size_reason = transpose::kMaxSideReason;
-  d.extras = transpose::shape_options();
-  d.check_options = [](Context& ctx) { (void)transpose::demo_shape(ctx); };
-  d.warmup_ms = 30.0;
+  transpose::set_demo_sizes(d);
   return d;
 }
 

@@ -145,6 +145,20 @@ inline Shape demo_shape(Context& ctx) {
   return s;
 }
 
+// The sizes of a transpose demo: an 8192 x 8192 matrix by default, 1000 x 1000 with --quick (4 MB, and not a
+// multiple of any block or tile), --rows and --cols for M x N, and no side larger than fits this GPU's memory.
+inline void set_demo_sizes(Demo& d) {
+  d.size_meaning = kSizeMeaning;
+  d.default_size = [](const DeviceInfo&) { return std::uint64_t{8192}; };
+  d.quick_size = 1000;
+  d.device_bytes = device_bytes_square;
+  d.max_size = max_side_square;
+  d.max_size_reason = kMaxSideReason;
+  d.extras = shape_options();
+  d.check_options = [](Context& ctx) { (void)demo_shape(ctx); };
+  d.warmup_ms = 30.0;
+}
+
 // What a kernel must produce: the input, its transpose, or (03_shared_memory's tile_move_* kernels) the
 // 64 x 64 tiles of the input moved untransposed to the transposed tiles' places (tile_move_reference).
 enum class Expect { kCopy, kTranspose, kTileMove64 };
