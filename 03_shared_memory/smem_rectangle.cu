@@ -103,17 +103,7 @@ Demo make_demo() {
               return std::max(over_variants(r, "col_col pad=1", false), over_variants(r, "row_col pad=2", false));
             }},
   };
-  d.extras = {rounds_option()};
-  d.check_options = [](Context& ctx) { (void)tile_rounds(ctx, kBlocksPerSm); };
-  d.default_size = [](const DeviceInfo& dev) { return kBlocksPerSm * static_cast<std::uint64_t>(dev.sm_count); };
-  d.quick_size = 2;
-  d.max_size = [](const DeviceInfo& dev) {
-    return kMaxFactor * kBlocksPerSm * static_cast<std::uint64_t>(dev.sm_count);
-  };
-  d.max_size_reason = "64x the default: the run's time, and the CPU reference, grow in proportion to the blocks";
-  d.device_bytes = [](std::uint64_t blocks) { return static_cast<double>(blocks) * kRectThreads * 4.0 + 1e6; };
-  d.cold_by_default = false;  // on-chip only
-  d.warmup_ms = 20.0;
+  set_tile_demo_sizes(d, kBlocksPerSm, kRectThreads);
   return d;
 }
 
