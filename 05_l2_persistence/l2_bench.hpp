@@ -146,6 +146,32 @@ inline void check_workload_memory(const Context& ctx, int kernels, int passes, s
                                                            : std::string()));
 }
 
+// The sizes and options of a demo that runs one sliding-window workload with windowed rows (l2_sliding_window,
+// l2_window_api): --size bytes of stream per pass, the L2 size by default; --passes, --set-aside ("fit" by
+// default) and the demo's own table-size option; `largest_table` gives the largest table of the run, whose
+// device memory check_options checks with the run's own --passes.
+inline void set_sliding_window_sizes(Demo& d, ExtraOption table_option,
+                                     std::function<std::size_t(const Context&)> largest_table) {
+  d.size_meaning = "bytes streamed per pass (default: the L2 size)";
+  d.default_size = [](const DeviceInfo& dev) { return static_cast<std::uint64_t>(dev.l2_bytes); };
+  d.quick_size = 4 * kMiB;
+  // The stream (8 passes by default) and the largest table (< 128 MiB by default).
+  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 128.0 * kMiB; };
+  d.extras = {
+      passes_extra("passes per launch", 8),
+      set_aside_fit_extra("set-aside of the windowed rows"),
+      std::move(table_option),
+  };
+  d.check_options = [largest_table = std::move(largest_table)](Context& ctx) {
+    check_stream_size(ctx);
+    (void)set_aside_request(ctx, true);
+    const std::size_t table = largest_table(ctx);
+    check_workload_memory(ctx, 1, passes_option(ctx, 2), table);
+  };
+  d.warmup_ms = 20.0;
+  d.waive_reason = persistence_waive_reason;
+}
+
 // Records whether a window read back (from a stream or a graph node) equals the one that was set.
 inline bool check_window(Context& ctx, const cudaAccessPolicyWindow& got, const cudaAccessPolicyWindow& want,
                          const std::string& what) {

@@ -273,7 +273,6 @@ Demo make_demo() {
       "once per pass, a stream of --size bytes per pass read once; table size swept over 1/8 ... 12/8 of the\n"
       "largest set-aside, with no window under the set-aside, a hitRatio 1 window, the tuned window (hitRatio =\n"
       "set-aside / table) and the stream loaded evict-first instead of any window.";
-  d.size_meaning = "bytes streamed per pass (default: the L2 size)";
   const auto variant = [](Setting s) { return [s](Context& c) { run_setting(c, s); }; };
   d.variants = {
       {"no_window", "baseline: no window, no set-aside", variant(Setting::no_window)},
@@ -286,25 +285,14 @@ Demo make_demo() {
        variant(Setting::evict_first_stream)},
   };
   d.claims = claims();
-  d.default_size = [](const DeviceInfo& dev) { return static_cast<std::uint64_t>(dev.l2_bytes); };
-  d.quick_size = 4 * kMiB;
-  // The stream (8 passes by default) and the largest table (< 128 MiB by default); check_options checks the
-  // run's own --passes and tables.
-  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 128.0 * kMiB; };
-  d.extras = {
-      passes_extra("passes per launch", 8),
-      set_aside_fit_extra("set-aside of the windowed rows"),
+  set_sliding_window_sizes(
+      d,
       ExtraOption::text("persist-sizes", "table sizes, e.g. 5M,10M,40M (auto: 1/8 ... 12/8 of the largest set-aside)",
                         "auto"),
-  };
-  d.check_options = [](Context& ctx) {
-    check_stream_size(ctx);
-    (void)set_aside_request(ctx, true);
-    const std::vector<std::size_t> sizes = persist_sizes(ctx);
-    check_workload_memory(ctx, 1, passes_option(ctx, 2), *std::max_element(sizes.begin(), sizes.end()));
-  };
-  d.warmup_ms = 20.0;
-  d.waive_reason = persistence_waive_reason;
+      [](const Context& ctx) {
+        const std::vector<std::size_t> sizes = persist_sizes(ctx);
+        return *std::max_element(sizes.begin(), sizes.end());
+      });
   return d;
 }
 

@@ -224,7 +224,6 @@ Demo make_demo() {
   d.summary =
       "One persisting window (hitRatio 1 over a table that fits the set-aside) attached to a stream, to a CUDA\n"
       "graph kernel node and to a single cudaLaunchKernelEx launch, against no window and no set-aside.";
-  d.size_meaning = "bytes streamed per pass (default: the L2 size)";
   d.variants = {
       {"no_window", "baseline: no window, no set-aside", [](Context& c) { no_window(c, false); }},
       {"no_window_set_aside", "no window, under the windows' set-aside (what it costs)",
@@ -235,23 +234,7 @@ Demo make_demo() {
       {"launch_attribute", "cudaLaunchKernelEx with cudaLaunchAttributeAccessPolicyWindow", launch_attribute},
   };
   d.claims = claims();
-  d.default_size = [](const DeviceInfo& dev) { return static_cast<std::uint64_t>(dev.l2_bytes); };
-  d.quick_size = 4 * kMiB;
-  // The stream (8 passes by default) and the table (< 128 MiB by default); check_options checks the run's own
-  // --passes and --persist.
-  d.device_bytes = [](std::uint64_t n) { return 8.0 * static_cast<double>(n) + 128.0 * kMiB; };
-  d.extras = {
-      passes_extra("passes per launch", 8),
-      set_aside_fit_extra("set-aside of the windowed rows"),
-      persist_extra("table size", "3/4 of the largest set-aside"),
-  };
-  d.check_options = [](Context& ctx) {
-    check_stream_size(ctx);
-    (void)set_aside_request(ctx, true);
-    check_workload_memory(ctx, 1, passes_option(ctx, 2), table_bytes_of(ctx));
-  };
-  d.warmup_ms = 20.0;
-  d.waive_reason = persistence_waive_reason;
+  set_sliding_window_sizes(d, persist_extra("table size", "3/4 of the largest set-aside"), table_bytes_of);
   return d;
 }
 
