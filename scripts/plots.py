@@ -36,18 +36,17 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: 
 #   run          regex on the run label; name: png file stem (None: the run label, plus "name_suffix" if
 #                given, for a spec serving several runs; "title_by_label" then gives each run's title suffix,
 #                else " (label)")
-#   kind         "line" | "bar" | "scatter" | "table" (a fact demo's rows as a picture; "columns":
-#                [(header, column or params key)], failed rows in red)
+#   kind         "line" | "bar" | "scatter" (a fact demo without a figure shows its table, never a picture of it)
 #   x, y         column or params key; y_fn: callable(row) -> value instead of y
 #   series       column or params key that splits rows into series (default "variant")
 #   where        {column-or-param: regex}: rows plotted (baselines are looked up in every row)
+#   panels       bars only: column or params key, or callable(row) -> panel title; the bars split into panels
+#                side by side on one y axis (at most eight bars a panel reads at a glance)
 #   norm         y divided by a baseline of the same run: {"match": {key: regex} (the baseline row),
 #                "col": the baseline's column (default y), "same_x": the baseline row with the same x,
 #                "same_series": ... with the same series, "invert": baseline / y (speed-up from times)}
 #   models       [{"col" or "fn": callable(row) or "fn_rows": callable(row, rows of the run), "label",
 #                  "norm": apply norm too, "style": dash style}]
-#   model_steps  draw the models as steps (a model that jumps between neighbouring x values)
-#   model_points draw the models as a mark per point (a model of a discrete parameter, e.g. an offset)
 #   hline_model  callable(rows plotted, all rows of the run) -> (y, label) or None: a model that is one value
 #                for the whole panel (a link's theoretical rate), drawn as a dashed horizontal line
 #   label_off_model  scatter: name (params) the points more than 25 % off the model
@@ -214,8 +213,8 @@ def _plain_log_ticks(axis, base):
 def bytes_label(v, _=None):
     for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if v >= size:
-            return f"{v / size:g} {unit}"
-    return f"{v:g} B"
+            return f"{v / size:.4g} {unit}"
+    return f"{v:.4g} B"
 
 
 def _plain_log10_ticks(axis):
@@ -228,42 +227,83 @@ def _plain_log10_ticks(axis):
 
 
 def _wrap(title, width=70):
-    return "\n".join(textwrap.wrap(title, width)) if len(title) > width else title
+    """A title in as few lines as `width` allows, the lines about equally long (no word left alone)."""
+    if len(title) <= width:
+        return title
+    lines = len(textwrap.wrap(title, width))
+    even = next(w for w in range(-(-len(title) // lines), width + 1) if len(textwrap.wrap(title, w)) <= lines)
+    return "\n".join(textwrap.wrap(title, even))
 
 
-def _render_table(spec, rows, outdir):
-    """A fact demo's rows as a picture: the columns the lesson needs, a row per fact, failed checks in red."""
-    cols = spec["columns"]
-    cells = [[str(value(r, key) or "") for _, key in cols] for r in rows]
-    if not cells:
+def _panel_of(spec, row):
+    """The panel a bar goes to: spec "panels" is a column or params key, or callable(row) -> panel title."""
+    key = spec.get("panels")
+    if key is None:
         return None
-    fig_h = 1.1 + 0.32 * (len(cells) + 1)
-    fig, ax = plt.subplots(figsize=(max(8.0, 1.6 * len(cols)), fig_h), dpi=110)
-    ax.axis("off")
-    table = ax.table(cellText=cells, colLabels=[h for h, _ in cols], loc="center", cellLoc="left")
-    table.auto_set_font_size(False)
-    table.set_fontsize(8)
-    table.auto_set_column_width(list(range(len(cols))))
-    for (i, _), cell in table.get_celld().items():
-        if i == 0:
-            cell.set_facecolor("#e8e8e8")
-            cell.set_text_props(weight="bold")
-        elif value(rows[i - 1], "verified") not in ("true", True, "1"):
-            cell.set_facecolor("#f4c7c3")
-    ax.set_title(_wrap(spec["title"]), fontsize=10)
-    fig.tight_layout()
-    path = os.path.join(outdir, spec["name"] + ".png")
-    fig.savefig(path + ".tmp.png", bbox_inches="tight", pad_inches=0.15)
-    plt.close(fig)
-    os.replace(path + ".tmp.png", path)
-    return path
+    return key(row) if callable(key) else value(row, key)
+
+
+def _draw_bars(spec, fig, axes, panels, bars, colour_of, model_of, model_handles, all_y):
+    """Bars (panel, series, x, y, row) on their panels' axes, a dashed model tick over each bar that has one.
+    Returns what _annotate_bars needs: per panel, its axes, heights and the models' values over each bar."""
+    models = spec.get("models") or []
+    styles = ["--", "-.", ":"]
+    labels = []
+    for b in bars:
+        extra = spec["tick_extra"](b[4]) if spec.get("tick_extra") else ""
+        labels.append(str(b[2]) + (f"\n{extra}" if extra else ""))
+    # Horizontal tick labels while they fit under their bars, else slanted (never overlapping); one rule for
+    # every panel.
+    widest = max(len(line) for lab in labels for line in lab.split("\n"))
+    if widest * 6.6 < fig.get_figwidth() * fig.dpi * 0.85 / len(bars) - 8:
+        tick_style = dict(fontsize=8)
+    elif any("\n" in lab for lab in labels):
+        tick_style = dict(rotation=90, fontsize=7)  # several lines each: upright columns
+    else:
+        tick_style = dict(rotation=30, ha="right", rotation_mode="anchor", fontsize=8)
+    drawn, out = set(), []
+    for ax, panel in zip(axes, panels):
+        mine = [i for i, b in enumerate(bars) if b[0] == panel]
+        ax.bar(range(len(mine)), [bars[i][3] for i in mine], color=[colour_of[bars[i][1]] for i in mine], width=0.7)
+        ax.set_xticks(range(len(mine)))
+        ax.set_xticklabels([labels[i] for i in mine], **tick_style)
+        if len(panels) > 1:
+            ax.set_title(str(panel), fontsize=9)
+        over = [[] for _ in mine]
+        for k, m in enumerate(models):
+            style = m.get("style", styles[k % len(styles)])
+            for j, i in enumerate(mine):
+                v = model_of(m, bars[i][4])
+                if v is not None:
+                    ax.plot([j - 0.42, j + 0.42], [v, v], linestyle=style, color="black", linewidth=1.6)
+                    all_y.append(v)
+                    over[j].append(v)
+                    drawn.add(k)
+        out.append((ax, [bars[i][3] for i in mine], over))
+    model_handles += [Line2D([], [], linestyle=m.get("style", styles[k % len(styles)]), color="black", linewidth=1.6,
+                             label=m["label"]) for k, m in enumerate(models) if k in drawn]
+    return out
+
+
+def _annotate_bars(spec, bar_values):
+    """Values inside the top of their bar (reference lines sit at the top edge), above it where the bar is too
+    short to hold them; under a model tick that would cross the value."""
+    fmt = spec["annotate"]
+    scale = (lambda v: math.log(v)) if spec.get("logy") else (lambda v: v)
+    for ax, heights, over in bar_values:
+        lo, hi = ax.get_ylim()
+        span = scale(hi) - scale(lo)
+        for j, h in enumerate(heights):
+            inside = (scale(h) - scale(lo)) > 0.14 * span
+            crossing = [v for v in over[j] if 0 < v < h and scale(h) - scale(v) < 0.07 * span] if inside else []
+            ax.annotate(fmt.format(h), (j, min(crossing + [h])), xytext=(0, -6 if inside else 2),
+                        textcoords="offset points", ha="center", va="top" if inside else "bottom", fontsize=7.5,
+                        color="white" if inside else "black", fontweight="bold" if inside else "normal")
 
 
 def render(spec, all_rows, runs, outdir):
     rows = [r for r in all_rows if selected(r, spec.get("where"))]
     kind = spec.get("kind", "line")
-    if kind == "table":
-        return _render_table(spec, rows, outdir)
     series_key = spec.get("series", "variant")
     normalise = _normaliser(spec, all_rows)
     groups = {}  # series -> [(x, y, row)]
@@ -286,51 +326,31 @@ def render(spec, all_rows, runs, outdir):
         return render(retry, all_rows, runs, outdir)
     palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     colour = {s: palette[i % len(palette)] for i, s in enumerate(groups)}
-    n_bars = sum(len(p) for p in groups.values()) if kind == "bar" else 0
+    # Bars may be split into panels (spec "panels"): side by side, one y axis, each bar as wide as elsewhere.
+    bars = [(_panel_of(spec, r), s, x, y, r) for s, pts in groups.items() for x, y, r in pts] if kind == "bar" else []
+    panels = list(dict.fromkeys(b[0] for b in bars)) or [None]
     # Bar charts, and plots with a long legend, keep their legend under the axes (bars fill the space a
     # legend would need inside): a constrained layout makes room for it.
-    fig, ax = plt.subplots(figsize=(max(8.0, 0.62 * n_bars + 2.0), 5.0 if kind != "bar" else 5.6), dpi=110)
+    fig, axes = plt.subplots(1, len(panels), sharey=True, squeeze=False, dpi=110,
+                             figsize=(max(8.0, 0.62 * len(bars) + 2.0 + 0.5 * (len(panels) - 1)),
+                                      5.0 if kind != "bar" else 5.6),
+                             gridspec_kw={"width_ratios": [sum(b[0] == p for b in bars) or 1 for p in panels]})
+    axes = list(axes[0])
+    ax = axes[0]
     handles, model_handles, ref_handles = [], [], []  # legend order: series, models, references
     models = spec.get("models") or []
     styles = ["--", "-.", ":"]
     all_y = [y for pts in groups.values() for _, y, _ in pts]
 
     if kind == "bar":
-        labels, heights, colors, bar_rows = [], [], [], []
-        by_colour = len(groups) > 1 and series_key != spec["x"]
-        for s, pts in groups.items():
-            for x, y, r in pts:
-                extra = spec["tick_extra"](r) if spec.get("tick_extra") else ""
-                labels.append(str(x) + (f"\n{extra}" if extra else ""))
-                heights.append(y)
-                colors.append(colour[s] if by_colour else palette[0])
-                bar_rows.append(r)
-            if by_colour:
-                name = str(s) if series_key == "variant" else f"{series_key} {s}"
-                handles.append(Patch(color=colour[s], label=name))
-        xs = range(len(heights))
-        ax.bar(xs, heights, color=colors, width=0.7)
-        ax.set_xticks(list(xs))
-        # Horizontal tick labels while they fit under their bars, else slanted (never overlapping).
-        widest = max(len(line) for lab in labels for line in lab.split("\n"))
-        if widest * 6.6 < fig.get_figwidth() * fig.dpi * 0.85 / len(labels) - 8:
-            ax.set_xticklabels(labels, fontsize=8)
-        elif any("\n" in lab for lab in labels):
-            ax.set_xticklabels(labels, rotation=90, fontsize=7)  # several lines each: upright columns
-        else:
-            ax.set_xticklabels(labels, rotation=30, ha="right", rotation_mode="anchor", fontsize=8)
-        for i, m in enumerate(models):
-            vals = [_model_value(spec, m, r, normalise, all_rows) for r in bar_rows]
-            if not any(v is not None for v in vals):
-                continue
-            style = m.get("style", styles[i % len(styles)])
-            for j, v in enumerate(vals):
-                if v is not None:
-                    ax.plot([j - 0.42, j + 0.42], [v, v], linestyle=style, color="black", linewidth=1.6)
-                    all_y.append(v)
-            model_handles.append(Line2D([], [], linestyle=style, color="black", linewidth=1.6, label=m["label"]))
-        if spec.get("annotate"):
-            bar_values = (heights, spec["annotate"])
+        # Colour tells series apart where a panel holds several (a panel per series is named by its title).
+        by_colour = series_key != spec["x"] and any(len({b[1] for b in bars if b[0] == p}) > 1 for p in panels)
+        if by_colour:
+            handles = [Patch(color=colour[s], label=str(s) if series_key == "variant" else f"{series_key} {s}")
+                       for s in groups]
+        colour_of = {s: colour[s] if by_colour else palette[0] for s in groups}
+        bar_values = _draw_bars(spec, fig, axes, panels, bars, colour_of,
+                                lambda m, r: _model_value(spec, m, r, normalise, all_rows), model_handles, all_y)
     else:
         for s, pts in groups.items():
             pts.sort(key=lambda p: p[0])
@@ -362,13 +382,7 @@ def render(spec, all_rows, runs, outdir):
             distinct = {}
             for s, c in curves.items():
                 distinct.setdefault(c, []).append(s)
-            draw = dict(linestyle=style, linewidth=1.3, zorder=4,
-                        drawstyle="steps-mid" if spec.get("model_steps") else "default")
-            if spec.get("model_points"):
-                # A model of a discrete parameter (an offset) is a value per point, not a curve between them.
-                draw = [dict(marker="_", markersize=9, markeredgewidth=1.6),
-                        dict(marker="o", markersize=4, markerfacecolor="none", markeredgewidth=1.0)][len(drawn) % 2]
-                draw.update(linestyle="none", zorder=4)
+            draw = dict(linestyle=style, linewidth=1.3, zorder=4)
             if kind == "scatter" or len(distinct) == 1:
                 by_x = {}
                 for x, v in sorted({p for c in curves.values() for p in c}, key=lambda p: p[0]):
@@ -381,9 +395,7 @@ def render(spec, all_rows, runs, outdir):
                     ax.plot([p[0] for p in key], [p[1] for p in key], color=colour[members[0]], alpha=0.9, **draw)
                     all_y.extend(p[1] for p in key)
                 suffix = " (colour: series)"
-            handle = (Line2D([], [], color="black", **{k: v for k, v in draw.items() if k != "zorder"})
-                      if spec.get("model_points") else
-                      Line2D([], [], linestyle=style, color="black", linewidth=1.3))
+            handle = Line2D([], [], linestyle=style, color="black", linewidth=1.3)
             drawn.append((curves, labels, handle, suffix))
             if kind == "scatter" and spec.get("label_off_model"):
                 # Name the patterns the model gets wrong (more than 25 % off), once per spot.
@@ -426,8 +438,9 @@ def render(spec, all_rows, runs, outdir):
                                           label=text))
 
     if spec.get("ref"):
-        ref_handles.insert(0, ax.axhline(spec["ref"][0], color="grey", linestyle=":", linewidth=1.4,
-                                         label=spec["ref"][1], zorder=1))
+        ref_lines = [a.axhline(spec["ref"][0], color="grey", linestyle=":", linewidth=1.4,
+                               label=spec["ref"][1] if i == 0 else "_nolegend_", zorder=1) for i, a in enumerate(axes)]
+        ref_handles.insert(0, ref_lines[0])
         all_y.append(spec["ref"][0])
     if spec.get("logy"):
         ax.set_yscale("log", base=2 if spec.get("log2y") else 10)
@@ -444,31 +457,28 @@ def render(spec, all_rows, runs, outdir):
     if spec.get("logy") and not spec.get("log2y"):
         _plain_log10_ticks(ax.yaxis)
     if kind == "bar" and spec.get("annotate"):
-        # Values inside the top of their bar (model ticks and reference lines sit at the top edge),
-        # above it where the bar is too short to hold them.
-        heights, fmt = bar_values
-        lo, hi = ax.get_ylim()
-        scale = (lambda v: math.log(v)) if spec.get("logy") else (lambda v: v)
-        for j, h in enumerate(heights):
-            inside = (scale(h) - scale(lo)) > 0.14 * (scale(hi) - scale(lo))
-            ax.annotate(fmt.format(h), (j, h), xytext=(0, -6 if inside else 2), textcoords="offset points",
-                        ha="center", va="top" if inside else "bottom", fontsize=7.5,
-                        color="white" if inside else "black", fontweight="bold" if inside else "normal")
+        _annotate_bars(spec, bar_values)
 
-    ax.set_title(_wrap(spec["title"], int(12 * fig.get_figwidth())), fontsize=11)
+    title = _wrap(spec["title"], int(12 * fig.get_figwidth()))
+    if len(axes) > 1:
+        fig.suptitle(title, fontsize=11)
+    else:
+        ax.set_title(title, fontsize=11)
     xlabel = spec["xlabel"]
     if spec.get("xlabel_ratio"):
         num, den = spec["xlabel_ratio"]
         ratio = next((as_float(value(r, num)) / as_float(value(r, den)) for r in rows
                       if as_float(value(r, num)) and as_float(value(r, den))), None)
         xlabel = xlabel.format(ratio=ratio) if ratio else xlabel.split(";")[0] + ")"
-    ax.set_xlabel(xlabel)
+    if len(axes) == 1:
+        ax.set_xlabel(xlabel)
     ax.set_ylabel(spec["ylabel"])
-    ax.grid(True, which="major", alpha=0.3)
-    if kind != "bar":
-        ax.grid(True, which="minor", alpha=0.12)
-    else:
-        ax.grid(False, axis="x")
+    for a in axes:
+        a.grid(True, which="major", alpha=0.3)
+        if kind != "bar":
+            a.grid(True, which="minor", alpha=0.12)
+        else:
+            a.grid(False, axis="x")
     others = set(map(id, model_handles + ref_handles))
     series = [h for h, lab in zip(*ax.get_legend_handles_labels())
               if id(h) not in others and lab and not lab.startswith("_")]
@@ -476,9 +486,13 @@ def render(spec, all_rows, runs, outdir):
     below = kind == "bar" or len(legend) > 5 or spec.get("legend_below")
     if below:
         fig.set_layout_engine("constrained")
+    if len(axes) > 1 and not legend:
+        fig.supxlabel(xlabel, fontsize=plt.rcParams["axes.labelsize"])
     if legend and below:
+        # Under panels the x label heads the legend: a figure's x label and its legend would share one place.
         fig.legend(handles=legend, fontsize=8, loc="outside lower center", ncol=min(3, len(legend)) if len(legend) > 4
-                   else min(2, len(legend)), frameon=False)
+                   else min(2, len(legend)), frameon=False, title=xlabel if len(axes) > 1 else None,
+                   title_fontsize=plt.rcParams["axes.labelsize"])
     elif legend:
         ax.legend(handles=legend, fontsize=8, framealpha=0.9)
     if not below:
