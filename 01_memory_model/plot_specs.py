@@ -56,6 +56,8 @@ SPECS = [
     dict(run="shared_carveout", name="shared_carveout", kind="bar",
          title="Does the carveout or the cache config change how fast L1 serves a 64 KiB working set?",
          x="params", y="gb_per_s", where={"variant": "carveout_l1_capacity|cache_config_legacy"},
+         panels=lambda r: ("carveout (% of the unified storage asked for shared memory)"
+                           if value(r, "variant") == "carveout_l1_capacity" else "cudaFuncSetCacheConfig"),
          norm={"match": {"params": "carveout=0"}}, ref=(1.0, "carveout 0: the most L1 (1\u00d7)"),
          annotate="{:.2f}\u00d7", xlabel="setting", ylabel="read bandwidth (\u00d7 carveout 0)"),
     dict(run="pitched_memory", name="pitched_memory", kind="bar",

@@ -11,6 +11,14 @@ def _dram_model(row):
     return b / (mb * 1e6) if b and mb else None
 
 
+def _transpose_panel(row):
+    """transpose_global: the two copies, the naive transposes, and the same with more per thread or another
+    block order."""
+    v = value(row, "variant") or ""
+    return "copies" if v.startswith("copy") else "naive transposes" if v.startswith("naive") else \
+        "4 per thread, diagonal order"
+
+
 SECTOR_MODEL = {"col": "model_efficiency", "label": "model: useful / touched sector bytes"}
 DRAM_MODEL = {"fn": _dram_model, "label": "model: bytes asked / bytes DRAM must move", "style": "-."}
 
@@ -56,11 +64,13 @@ SPECS = [
     dict(run="compressible_memory", name="compressible_memory", kind="bar",
          title="How much faster do zeros and constants move through compressible memory?",
          x="data", series="variant", y="vs_plain", where={"variant": "compressible_.*"},
+         panels=lambda r: value(r, "variant").replace("compressible_", "kernel: "),
          ref=(1.0, "the same kernel and data in plain memory (1\u00d7)"), annotate="{:.2f}\u00d7",
          xlabel="data in the buffers", ylabel="bandwidth (\u00d7 plain memory, same kernel and data)"),
     dict(run="transpose_global", name="transpose_global", kind="bar",
          title="How close does a global-memory transpose get to cudaMemcpy?",
          x="variant", y="vs_memcpy", where={"variant": "(?!block_sweep).*"}, ref=(1.0, "cudaMemcpy D2D (1\u00d7)"),
+         panels=_transpose_panel,
          tick_extra=sectors, annotate="{:.2f}", xlabel="kernel (model sectors per load / store request)",
          ylabel="bandwidth (\u00d7 cudaMemcpy D2D of this run)"),
 ]
