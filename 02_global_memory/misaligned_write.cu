@@ -68,25 +68,20 @@ Demo make_demo() {
               return std::min(r.value({"write_offset_unroll4", "offset=0", "vs_ceiling"}),
                               r.value({"read_write_offset_unroll4", "offset=0", "vs_ceiling"}));
             }},
-      Claim{"misaligned_stores_cost_nothing_unroll4",
-            "Every store offset of the 4-way unrolled kernel runs as fast as offset 0.",
-            "max |GB/s write_offset_unroll4[offset=k] / GB/s write_offset_unroll4[offset=0] - 1| over k",
-            Bound::at_most(0.05),
-            "L2 completes the partial sectors before writing them back, so DRAM moves the same bytes (a cost "
-            "per sector would be 8%); 5% allows one noisy point in 35",
-            ClaimKind::device, flat_offset_sweep("write_offset_unroll4")},
-      Claim{"misaligned_stores_cost_nothing_one_element",
-            "Every store offset of the one-element-per-thread kernel runs as fast as offset 0.",
-            "max |GB/s write_offset[offset=k] / GB/s write_offset[offset=0] - 1| over k", Bound::at_most(0.05),
-            "the same DRAM bytes at every offset; 5% allows one noisy point in 35", ClaimKind::device,
-            flat_offset_sweep("write_offset")},
-      Claim{"both_sides_misaligned_cost_nothing",
-            "Shifting loads and stores together costs nothing either: every offset runs as fast as offset 0.",
-            "max |GB/s read_write_offset_unroll4[offset=k] / GB/s read_write_offset_unroll4[offset=0] - 1| over k",
-            Bound::at_most(0.05),
-            "5 sectors per request on both sides, the same DRAM bytes (a cost per sector would be 20%); 5% "
-            "allows one noisy point in 35",
-            ClaimKind::device, flat_offset_sweep("read_write_offset_unroll4")},
+      flat_offset_claim("misaligned_stores_cost_nothing_unroll4",
+                        "Every store offset of the 4-way unrolled kernel runs as fast as offset 0.",
+                        "write_offset_unroll4",
+                        "L2 completes the partial sectors before writing them back, so DRAM moves the same bytes (a "
+                        "cost per sector would be 8%); 5% allows one noisy point in 35"),
+      flat_offset_claim("misaligned_stores_cost_nothing_one_element",
+                        "Every store offset of the one-element-per-thread kernel runs as fast as offset 0.",
+                        "write_offset", "the same DRAM bytes at every offset; 5% allows one noisy point in 35"),
+      flat_offset_claim("both_sides_misaligned_cost_nothing",
+                        "Shifting loads and stores together costs nothing either: every offset runs as fast as "
+                        "offset 0.",
+                        "read_write_offset_unroll4",
+                        "5 sectors per request on both sides, the same DRAM bytes (a cost per sector would be 20%); "
+                        "5% allows one noisy point in 35"),
       one_element_below_unroll4("write_offset", "write_offset_unroll4"),
       block_size_does_not_matter("write_offset_unroll4_blocks"),
   };

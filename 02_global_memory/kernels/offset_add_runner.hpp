@@ -90,12 +90,14 @@ inline void set_offset_add_sizes(Demo& d) {
   d.warmup_ms = 20.0;
 }
 
-// The value of a claim that an offset sweep is flat: the largest |GB/s at offset k / GB/s at offset 0 - 1|
-// over the sweep of `variant`.
-inline std::function<double(const RunRows&)> flat_offset_sweep(std::string variant) {
-  return [variant](const RunRows& r) {
-    return max_rel_deviation(r.values(variant, "gb_per_s"), r.value({variant, "offset=0"}));
-  };
+// A claim that the offset sweep of `variant` is flat: every offset runs within 5% of offset 0 (the largest
+// |GB/s at offset k / GB/s at offset 0 - 1| over the sweep).
+inline Claim flat_offset_claim(std::string name, std::string text, const std::string& variant, std::string why) {
+  return Claim{std::move(name), std::move(text),
+               "max |GB/s " + variant + "[offset=k] / GB/s " + variant + "[offset=0] - 1| over k",
+               Bound::at_most(0.05), std::move(why), ClaimKind::device, [variant](const RunRows& r) {
+                 return max_rel_deviation(r.values(variant, "gb_per_s"), r.value({variant, "offset=0"}));
+               }};
 }
 
 // One element per thread (`one`) against the 4-way unrolled kernel (`unroll4`), both at offset 0.
