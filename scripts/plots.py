@@ -429,6 +429,10 @@ def render(spec, all_rows, runs, outdir):
                 _plain_log_ticks(ax.xaxis, 2)
             if spec.get("x_bytes"):
                 ax.xaxis.set_major_formatter(FuncFormatter(bytes_label))
+                # A few sizes, each a power of two (4 KiB, 16 KiB ...): a tick under every point.
+                sizes = sorted({x for pts in groups.values() for x, _, _ in pts})
+                if len(sizes) <= 12 and all(x > 0 and math.log2(x).is_integer() for x in sizes):
+                    ax.set_xticks(sizes)
         if spec.get("vline"):
             ref_handles.append(ax.axvline(spec["vline"][0], color="grey", linestyle="-.", linewidth=1.0,
                                           label=spec["vline"][1]))
