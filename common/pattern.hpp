@@ -26,6 +26,16 @@ namespace cml {
 
 inline constexpr std::uint32_t kPoisonWord = 0xFFFFFFFFu;
 
+// SplitMix64: the next number of a random-looking 64-bit sequence; the state advances by a fixed odd step,
+// so a seed (or a word index) gives the same sequence on every machine. Host only: the CPU references'
+// shuffles and hashed buffer words.
+inline std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 // murmur3's 32-bit finaliser: every output bit depends on every input bit, so neighbouring inputs give
 // words that share no pattern (nothing for a compressor or a cache-line coincidence to use).
 CML_HD inline std::uint32_t fmix32(std::uint32_t x) {

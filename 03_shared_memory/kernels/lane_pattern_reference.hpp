@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/access_model.hpp"
+#include "common/pattern.hpp"
 
 namespace cml::ch03 {
 
@@ -31,15 +32,6 @@ struct LanePattern {
   std::array<int, 32> offsets{};
 };
 
-namespace detail {
-inline std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-}  // namespace detail
-
 // Lane l reads element l * stride.
 inline LanePattern stride_pattern(int stride) {
   if (stride < 1 || 31 * stride >= kWindow) throw std::invalid_argument("stride out of range");
@@ -55,7 +47,7 @@ inline LanePattern broadcast_pattern() { return {"broadcast", {}}; }
 inline LanePattern permutation_pattern(std::uint64_t seed) {
   LanePattern p{"permutation", {}};
   for (int l = 0; l < 32; ++l) p.offsets[l] = l;
-  for (int l = 31; l > 0; --l) std::swap(p.offsets[l], p.offsets[detail::splitmix64(seed) % (l + 1)]);
+  for (int l = 31; l > 0; --l) std::swap(p.offsets[l], p.offsets[splitmix64(seed) % (l + 1)]);
   return p;
 }
 
@@ -63,7 +55,7 @@ inline LanePattern permutation_pattern(std::uint64_t seed) {
 inline LanePattern random_pattern(std::uint64_t seed, int range = 1024) {
   if (range < 1 || range > kWindow) throw std::invalid_argument("range out of range");
   LanePattern p{"random", {}};
-  for (int l = 0; l < 32; ++l) p.offsets[l] = static_cast<int>(detail::splitmix64(seed) % range);
+  for (int l = 0; l < 32; ++l) p.offsets[l] = static_cast<int>(splitmix64(seed) % range);
   return p;
 }
 
@@ -87,7 +79,7 @@ inline LanePattern column_swizzle_pattern(int col = 5) {
 // Word w of the initial buffer: a hash of w, so a load from the wrong address changes the sum.
 inline std::uint32_t pattern_word(std::uint64_t w) {
   std::uint64_t s = w;
-  return static_cast<std::uint32_t>(detail::splitmix64(s));
+  return static_cast<std::uint32_t>(splitmix64(s));
 }
 
 inline void check_pattern_width(unsigned width) {

@@ -9,18 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include "common/pattern.hpp"
+
 namespace cml::ch03 {
 
 inline constexpr unsigned kLineWords = 32;  // 128-byte lines: one chase hop per line
-
-namespace detail {
-inline std::uint64_t chain_rng(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-}  // namespace detail
 
 // A pointer-chase chain: `words` 32-bit words; the word at byte offset `start` holds the byte offset of
 // the next hop, and so on around a cycle of `length` hops. Only the visited words matter to the chase
@@ -42,13 +35,13 @@ inline Chain random_chain(std::size_t slots, std::size_t slot_words, std::size_t
     // Dense: shuffle all slots and take the first `length`.
     std::vector<std::size_t> all(slots);
     for (std::size_t i = 0; i < slots; ++i) all[i] = i;
-    for (std::size_t i = slots - 1; i > 0; --i) std::swap(all[i], all[detail::chain_rng(seed) % (i + 1)]);
+    for (std::size_t i = slots - 1; i > 0; --i) std::swap(all[i], all[splitmix64(seed) % (i + 1)]);
     order.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(length));
   } else {
     // Sparse: draw until `length` distinct slots are found.
     std::unordered_set<std::size_t> seen;
     while (order.size() < length) {
-      const std::size_t s = detail::chain_rng(seed) % slots;
+      const std::size_t s = splitmix64(seed) % slots;
       if (seen.insert(s).second) order.push_back(s);
     }
   }
@@ -73,7 +66,7 @@ inline std::uint32_t chase_end(const Chain& c, std::uint64_t hops) {
 // Word w of the global read buffer.
 inline std::uint32_t read_word(std::uint64_t w) {
   std::uint64_t s = w ^ 0x5bd1e995ULL;
-  return static_cast<std::uint32_t>(detail::chain_rng(s));
+  return static_cast<std::uint32_t>(splitmix64(s));
 }
 
 inline std::vector<std::uint32_t> read_words(std::size_t n) {
