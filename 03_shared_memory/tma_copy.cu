@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "03_shared_memory/kernels/tma.cuh"
+#include "03_shared_memory/kernels/tma_copy_kernels.cuh"
 #include "common/copy_bench.hpp"
 #include "common/copy_kernels.cuh"
 #include "common/harness.hpp"

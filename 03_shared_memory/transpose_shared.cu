@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "03_shared_memory/kernels/tma.cuh"
+#include "03_shared_memory/kernels/tma_transpose.cuh"
 #include "03_shared_memory/kernels/transpose_launch_model.hpp"
 #include "03_shared_memory/kernels/transpose_shared.cuh"
 #include "common/access_model.hpp"

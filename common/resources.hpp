@@ -164,7 +164,7 @@ class HostRegistration {
 
 // Waits for the stream's work before destroying it. cudaStreamDestroy alone returns at once and lets queued
 // work finish later, and the driver may then hand the same handle to the next stream created: anything keyed
-// by the handle (the TMA copies' ticket counters, tma.cuh) would be shared by two streams' work.
+// by the handle (the TMA copies' ticket counters, tma_ptx.cuh) would be shared by two streams' work.
 class Stream {
  public:
   explicit Stream(unsigned flags = cudaStreamNonBlocking) { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, flags)); }

@@ -15,7 +15,9 @@
 
 #include <fmt/format.h>
 
-#include "03_shared_memory/kernels/tma.cuh"
+#include "03_shared_memory/kernels/tma_copy_kernels.cuh"
+#include "03_shared_memory/kernels/tma_ptx.cuh"
+#include "03_shared_memory/kernels/tma_transpose.cuh"
 #include "common/pattern.hpp"
 #include "common/timer.hpp"
 #include "tests/testing.hpp"

@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "02_global_memory/kernels/transpose_global.cuh"
-#include "03_shared_memory/kernels/tma.cuh"
+#include "03_shared_memory/kernels/tma_copy_kernels.cuh"
+#include "03_shared_memory/kernels/tma_transpose.cuh"
 #include "03_shared_memory/kernels/transpose_launch_model.hpp"
 #include "03_shared_memory/kernels/transpose_shared.cuh"
 #include "common/access_model.hpp"

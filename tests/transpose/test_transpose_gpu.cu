@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "02_global_memory/kernels/transpose_global.cuh"
-#include "03_shared_memory/kernels/tma.cuh"
+#include "03_shared_memory/kernels/tma_transpose.cuh"
 #include "03_shared_memory/kernels/transpose_shared.cuh"
 #include "tests/testing.hpp"
 #include "common/transpose.hpp"
