@@ -596,7 +596,8 @@ void launch_transpose_tile64_vec4_capped(const float* in, float* out, std::size_
 // writes nothing back. Needs compute capability 8.0 (l2_prefetch_unsupported, below); compiled for an older
 // GPU, this is tile64_vec4_3pb_col.
 template <BlockOrder kOrder = BlockOrder::kColumnMajor, TileDest kDest = TileDest::kTransposed>
-inline constexpr auto kPrefetchKernel = transpose_tile64_vec4_kernel<kOrder, kVec4BlocksPerSm, Carve::kFit, true, kDest>;
+inline constexpr auto kPrefetchKernel =
+    transpose_tile64_vec4_kernel<kOrder, kVec4BlocksPerSm, Carve::kFit, true, kDest>;
 
 // How many blocks ahead the prefetching kernel's blocks prefetch on the current device.
 template <BlockOrder kOrder = BlockOrder::kColumnMajor, TileDest kDest = TileDest::kTransposed>
@@ -609,8 +610,8 @@ unsigned tile64_vec4_prefetch_ahead() {
 // The prefetching kernel with its tiles in kOrder (tile64_vec4_3pb_col_pf: column order, transposed).
 template <BlockOrder kOrder = BlockOrder::kColumnMajor, TileDest kDest = TileDest::kTransposed>
 void launch_tile64_vec4_prefetched(const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t s) {
-  launch_tile64_vec4_for<kOrder, kVec4BlocksPerSm, Carve::kFit, true, kDest>(in, out, rows, cols, s,
-                                                                              tile64_vec4_prefetch_ahead<kOrder, kDest>());
+  const unsigned ahead = tile64_vec4_prefetch_ahead<kOrder, kDest>();
+  launch_tile64_vec4_for<kOrder, kVec4BlocksPerSm, Carve::kFit, true, kDest>(in, out, rows, cols, s, ahead);
 }
 
 inline void launch_transpose_tile64_vec4_prefetched(const float* in, float* out, std::size_t rows, std::size_t cols,
@@ -618,7 +619,6 @@ inline void launch_transpose_tile64_vec4_prefetched(const float* in, float* out,
   launch_tile64_vec4_prefetched<BlockOrder::kColumnMajor>(in, out, rows, cols, s);
 }
 
-// [doc:pattern_ceiling]
 // Not a transpose: tile64_vec4_3pb_col_pf's kernel with each tile written untransposed to the transposed
 // tile's place (TileDest::kMoved). Every warp reads and writes the same addresses in the same order as the
 // transpose, so DRAM sees the same access pattern: this is the fastest any transpose with that pattern can
@@ -627,7 +627,6 @@ inline void launch_tile_move_vec4_prefetched(const float* in, float* out, std::s
                                              cudaStream_t s) {
   launch_tile64_vec4_prefetched<BlockOrder::kColumnMajor, TileDest::kMoved>(in, out, rows, cols, s);
 }
-// [/doc:pattern_ceiling]
 
 // `feature` needs compute capability 8.0 or newer: "" when a device of compute capability major.minor has
 // it, else the reason, for Waived or a skipped test.
