@@ -520,7 +520,8 @@ def example_block(root, results, label, runs):
 
 def main_job_block(root):
     """How long the main job ran on the reference GPU, from the wall time its provenance.json records (from the
-    start of its build step to its last demo; the report is drawn after)."""
+    start of its build step, or its first demo where the build was skipped, to its last demo; the report is drawn
+    after)."""
     results = readme_source(root)
     prov = read_json(os.path.join(results, "provenance.json")) or {}
     runs, _ = load(results) if os.path.isdir(results) else ({}, {})
@@ -530,8 +531,14 @@ def main_job_block(root):
     if not wall:
         return f"\n_The reference set has no wall time in [{rel}]({rel}): run scripts/promote_reference.sh._\n"
     minutes, seconds = divmod(int(round(wall)), 60)
-    return (f"\nOn the reference GPU ({name}) the main job ran for **{minutes} min {seconds:02d} s**, from the start "
-            f"of its build step to its last demo (`wall_s` in [{rel}]({rel})); the report and its plots follow.\n")
+    # A run made with --skip-build (scripts/gpu_check.sh builds first, then runs the main job) has no build step
+    # in its wall time: say so rather than let the figure read as the whole job.
+    skipped = "--skip-build" in (prov.get("command") or "")
+    span = "from its first demo to its last, built beforehand" if skipped else \
+        "from the start of its build step to its last demo"
+    how = ", a run with `--skip-build`" if skipped else ""
+    return (f"\nOn the reference GPU ({name}) the main job ran for **{minutes} min {seconds:02d} s**, {span} "
+            f"(`wall_s` in [{rel}]({rel}){how}); the report and its plots follow.\n")
 
 
 def references_block(root):
