@@ -40,6 +40,11 @@ std::vector<std::uint64_t> plan_for(Context& ctx, bool doubling) {
 
 std::uint32_t* words(GrowingBuffer& b) { return b.data<std::uint32_t>(); }
 
+// [doc:reservation]
+// The address space the mapped buffer reserves once, before its first step: the size it grows to.
+std::uint64_t reservation_bytes(const std::vector<std::uint64_t>& plan) { return plan.back(); }
+// [/doc:reservation]
+
 // The whole growth sequence, checked after every step: the old words must still be there, and the
 // whole buffer must then take a new pattern (seed + 1 per step, so a copy that was skipped cannot pass
 // on an old pattern left in recycled memory). `same_address[i]` becomes false if step i moved the buffer:
@@ -51,7 +56,7 @@ std::uint32_t* words(GrowingBuffer& b) { return b.data<std::uint32_t>(); }
 bool verify_growth(Context& ctx, GrowBy how, const std::vector<std::uint64_t>& plan, std::uint32_t seed,
                    std::vector<bool>& same_address, std::vector<bool>& kept) {
   cudaStream_t s = ctx.stream();
-  GrowingBuffer buf(how, ctx.device().ordinal, plan.back());
+  GrowingBuffer buf(how, ctx.device().ordinal, reservation_bytes(plan));
   buf.grow_to(plan[0], s);
   std::uint32_t* const first = words(buf);
   launch_pattern_fill(first, plan[0] / 4, seed, s);
@@ -82,7 +87,7 @@ bool verify_growth(Context& ctx, GrowBy how, const std::vector<std::uint64_t>& p
 std::vector<double> timed_pass(Context& ctx, GrowBy how, const std::vector<std::uint64_t>& plan, std::uint32_t seed,
                                std::vector<bool>& same_address) {
   cudaStream_t s = ctx.stream();
-  GrowingBuffer buf(how, ctx.device().ordinal, plan.back());
+  GrowingBuffer buf(how, ctx.device().ordinal, reservation_bytes(plan));
   buf.grow_to(plan[0], s);
   launch_pattern_fill(words(buf), plan[0] / 4, seed, s);
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -106,10 +111,10 @@ std::vector<double> timed_pass(Context& ctx, GrowBy how, const std::vector<std::
 void run_growth(Context& ctx, GrowBy how, bool doubling, std::uint32_t seed) {
   const std::vector<std::uint64_t> plan = plan_for(ctx, doubling);
   const std::size_t steps = plan.size() - 1;
+  const std::string reserved =
+      how == GrowBy::mapping ? fmt::format(", {} of address space reserved once", mib(reservation_bytes(plan))) : "";
   ctx.note(fmt::format("{}: {} growth steps from {} to {}{}", ctx.variant(), steps, mib(plan.front()),
-                       mib(plan.back()),
-                       how == GrowBy::mapping ? fmt::format(", {} of address space reserved once", mib(plan.back()))
-                                              : std::string()));
+                       mib(plan.back()), reserved));
   std::vector<bool> same_address(steps, true), kept(steps, false);
   // Only the mapped buffer is read through a pointer taken before it grew: the evidence that it did not move.
   const auto set_kept = [&](Row& r, std::size_t i) {

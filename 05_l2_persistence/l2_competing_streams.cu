@@ -125,7 +125,10 @@ void run_pair(Context& ctx, Pair what, double hit_ratio) {
   const auto guard = set_aside_or_waive(set_aside_option(ctx));
   prepare(ctx, st, *guard);
   baselines(ctx, st, *guard);
-  const std::string params = fmt::format("persist_mib={:.2f},hit_ratio={:.1f}", to_mib(st.table_bytes), hit_ratio);
+  // One decimal where it says the ratio exactly (0.5, 1.0); all the digits a finer ratio needs (0.25).
+  const std::string ratio =
+      hit_ratio * 10 == std::floor(hit_ratio * 10) ? fmt::format("{:.1f}", hit_ratio) : fmt::format("{}", hit_ratio);
+  const std::string params = fmt::format("persist_mib={:.2f},hit_ratio={}", to_mib(st.table_bytes), ratio);
   if (what != Pair::windows) {
     const std::unique_ptr<Timing>& t = what == Pair::no_window ? st.baseline : st.same_set_aside;
     if (!t) ctx.add_row(params, ctx.size(), false);
