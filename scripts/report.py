@@ -398,10 +398,13 @@ def readme_source(root):
 FOOTNOTE_CLAIMS = 3
 
 
-def footnote_claims(claims):
-    """The claims a footnote quotes: the first FOOTNOTE_CLAIMS judged device-side claims in the demo's declared
-    order (host-side ones where it has fewer); a claim that did not hold takes the last place if it has none."""
+def footnote_claims(claims, named=()):
+    """The claims a footnote quotes: the first FOOTNOTE_CLAIMS judged device-side claims (host-side ones where it
+    has fewer), in the order the section's claim bullets name them (`named`), then in the demo's declared order; a
+    claim that did not hold takes the last place if it has none."""
     judged = [r for r in claims if r["status"] in ("held", "not_held")]
+    rank = {name: i for i, name in enumerate(dict.fromkeys(named))}
+    judged.sort(key=lambda r: rank.get(r["claim"], len(rank)))  # stable: unnamed claims keep the declared order
     picked = ([r for r in judged if r["kind"] == "device"] + [r for r in judged if r["kind"] != "device"])
     picked = picked[:FOOTNOTE_CLAIMS]
     missed = next((r for r in judged if r["status"] == "not_held" and r not in picked), None)
@@ -410,7 +413,18 @@ def footnote_claims(claims):
     return sorted(picked, key=judged.index)
 
 
-def footnote(root, results, label, entry, d):
+def bullet_claim_names(section):
+    """The backquoted names at the start of a section's bullets, in order: the claims it states, as it orders
+    them (a bullet opens with the names of the claims it words, e.g. "- `a`, `b`: ...")."""
+    names = []
+    for line in section.split("\n"):
+        m = re.match(r"- ((?:`[a-z0-9_]+`(?: \(\*host\*\))?(?:,| and)? *)+)", line)
+        if m:
+            names += re.findall(r"`([a-z0-9_]+)`", m.group(1))
+    return names
+
+
+def footnote(root, results, label, entry, d, named=()):
     """One generated line: the reference GPU, how many of the run's claims held, the values of the claims that
     matter most (footnote_claims) with their bounds, and links to the data. No dates or code versions: the
     reference set's REPORT.md keeps its provenance."""
@@ -418,7 +432,7 @@ def footnote(root, results, label, entry, d):
     held = sum(r["status"] == "held" for r in claims)
     judged = sum(r["status"] in ("held", "not_held") for r in claims)
     parts = []
-    for r in footnote_claims(claims):
+    for r in footnote_claims(claims, named):
         mark = "" if r["status"] == "held" else ", **not held**"
         side = "" if r["kind"] == "device" else "host, "
         parts.append(f"`{r['claim']}` {claims_summary.fmt_value(r['value'])} ({side}bound {r['bound']}{mark})")
@@ -450,7 +464,10 @@ def render_chapter_readmes(root):
                 name = m.group("name")
                 if name not in runs:
                     return m.group(0)
-                return m.group(1) + "\n" + footnote(root, results, name, runs[name], d) + "\n" + m.group(4)
+                # The section the block closes: from its heading to the block.
+                section = text[text.rfind("\n## ", 0, m.start()) + 1:m.start()]
+                return (m.group(1) + "\n" + footnote(root, results, name, runs[name], d, bullet_claim_names(section))
+                        + "\n" + m.group(4))
 
             out[readme] = MARKER.sub(repl, text)
     for page in ROOT_PAGES:

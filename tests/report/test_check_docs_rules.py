@@ -236,6 +236,15 @@ def main():
     picked = [c["claim"] for c in report.footnote_claims(claims)]
     if picked != ["c1", "c3", "c5"]:
         failures.append(f"footnote_claims: the first device claims in order, a claim not held last: got {picked}")
+    # The section's bullets choose the order: the claims they name first, as they name them, then the rest.
+    picked = [c["claim"] for c in report.footnote_claims(claims[:5], ["c4", "c0", "c1"])]
+    if picked != ["c4", "c1", "c3"]:
+        failures.append(f"footnote_claims: the claims the bullets name first, in their order: got {picked}")
+    section = ("## demo\n\n- `b_claim`, `a_claim` (*host*): text that names `not_a_bullet_name`.\n"
+               "  more text, `nor_this`\n- `c_claim` and `d_claim`: text\n- plain bullet with `no_name_first`\n")
+    names = report.bullet_claim_names(section)
+    if names != ["b_claim", "a_claim", "c_claim", "d_claim"]:
+        failures.append(f"bullet_claim_names: the names that open each bullet, in order: got {names}")
     # The root README's main-job duration is a generated block, from the quoted set's provenance.json (wall_s),
     # and docs.check fails once it drifts from that.
     with tempfile.TemporaryDirectory() as root:
@@ -253,6 +262,12 @@ def main():
         write(root, {"README.md": fresh.replace("5 min 35 s", "4 min 35 s")})
         expect_report(failures, "a main-job duration edited by hand", check_docs.check_generated(root),
                       ["README.md: a generated block differs from the reference data"])
+        # A run whose build was made beforehand says that its wall time leaves the build out.
+        write(root, {"results/ref-gpu/provenance.json": '{"wall_s": 335.0, "gpus": [{"name": "NVIDIA H200"}], '
+                                                        '"command": "scripts/run_all.sh --strict --skip-build"}'})
+        fresh = report.render_chapter_readmes(root)[readme]
+        if "from its first demo to its last, built beforehand" not in fresh or "build step" in fresh:
+            failures.append(f"main_job block of a --skip-build run: {fresh!r}")
     # --stats reads the same tree: words per section and lines per chapter.
     with tempfile.TemporaryDirectory() as root:
         write(root, tree())
